@@ -1,0 +1,205 @@
+//! What a check is: stable id, cited requirements, level, what it needs, how it is shown to
+//! fail, and the script that runs it against a [`Scenario`].
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use crate::driver::{Peer, Settings};
+use crate::outcome::{Era, Level, Outcome};
+use crate::target::Target;
+use crate::transcript::{Entry, Event, Recorder};
+
+/// A boxed future the catalogue can store.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A check's conclusion. `Err` carries an early verdict (a failed expectation, a start failure)
+/// so scripts can use `?`; both sides are outcomes.
+pub type Verdict = Result<Outcome, Outcome>;
+
+/// The script of a check.
+pub type Script = for<'a> fn(&'a mut Scenario) -> BoxFuture<'a, Verdict>;
+
+/// What a check needs from the target; the runner skips the check (with the reason) otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// The server serves 2026-07-28.
+    Modern,
+    /// The target is a stdio process or the embedded server (not a URL).
+    Stdio,
+    /// The server advertises this capability in its discover result.
+    Capability(&'static str),
+    /// The run was started with `--probe-profile`.
+    ProbeProfile,
+    /// The user allowed at least one tool (`--allow-tool`).
+    AllowedTool,
+}
+
+/// One conformance check.
+#[derive(Debug, Clone, Copy)]
+pub struct Check {
+    /// Stable hierarchical id: `area/topic/behaviour`.
+    pub id: &'static str,
+    /// Requirement ids from requirements.yaml, then policy ids.
+    pub requirements: &'static [&'static str],
+    pub level: Level,
+    pub era: Era,
+    pub needs: &'static [Need],
+    /// What is checked, one line.
+    pub description: &'static str,
+    /// What a conforming server does, one line.
+    pub expectation: &'static str,
+    /// Reference-server faults under which this check must not pass (the mutation test).
+    pub faults: &'static [&'static str],
+    pub script: Script,
+}
+
+impl Check {
+    /// The area a check is grouped under in reports: the id without its last segment.
+    pub fn area(&self) -> &'static str {
+        self.id.rsplit_once('/').map_or(self.id, |(area, _)| area)
+    }
+
+    /// Whether `--select`/`--skip` pattern `p` names this check: an id prefix (whole
+    /// segments) or a cited requirement/policy id.
+    pub fn matches(&self, p: &str) -> bool {
+        let p = p.trim_end_matches('/');
+        self.id == p
+            || self
+                .id
+                .strip_prefix(p)
+                .is_some_and(|rest| rest.starts_with('/'))
+            || self.requirements.contains(&p)
+    }
+}
+
+/// What the runner learned about the target before the checks ran.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    /// The discover result, when the server serves the modern era.
+    pub discover: Option<serde_json::Value>,
+    /// What the discover probe saw, in one phrase (for skip reasons).
+    pub discover_seen: String,
+}
+
+impl Facts {
+    pub fn modern(&self) -> bool {
+        self.discover.is_some()
+    }
+
+    /// Whether the discover result advertises `capability`.
+    pub fn has_capability(&self, capability: &str) -> bool {
+        self.discover
+            .as_ref()
+            .and_then(|d| d.get("capabilities"))
+            .and_then(|c| c.get(capability))
+            .is_some_and(|v| !v.is_null())
+    }
+
+    /// The modern versions the server says it supports.
+    pub fn supported_versions(&self) -> Vec<String> {
+        self.discover
+            .as_ref()
+            .and_then(|d| d.get("supportedVersions"))
+            .and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Options the checks can see.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// Tools the user allowed mcpspec to call (POL-12).
+    pub allowed_tools: Vec<String>,
+    /// Whether the target implements the probe profile.
+    pub probe_profile: bool,
+}
+
+/// The context a check runs in: the target, the settings, and the transcript it writes.
+#[derive(Debug)]
+pub struct Scenario {
+    target: Arc<Target>,
+    settings: Arc<Settings>,
+    facts: Arc<Facts>,
+    options: Arc<CheckOptions>,
+    rec: Recorder,
+    conns: u32,
+    check_id: Option<&'static str>,
+}
+
+impl Scenario {
+    pub fn new(
+        target: Arc<Target>,
+        settings: Arc<Settings>,
+        facts: Arc<Facts>,
+        options: Arc<CheckOptions>,
+    ) -> Self {
+        Scenario {
+            target,
+            settings,
+            facts,
+            options,
+            rec: Recorder::default(),
+            conns: 0,
+            check_id: None,
+        }
+    }
+
+    /// Marks the scenario as running `id` (scripts shared by several checks read it).
+    pub fn for_check(mut self, id: &'static str) -> Self {
+        self.check_id = Some(id);
+        self
+    }
+
+    pub fn check_id(&self) -> Option<&'static str> {
+        self.check_id
+    }
+
+    /// Starts a fresh server (POL-8: every check starts from a fresh connection) and returns a
+    /// modern-era peer to it. A start failure is an Error outcome.
+    pub async fn connect(&mut self) -> Result<Peer, Outcome> {
+        self.connect_as(Era::Modern).await
+    }
+
+    pub async fn connect_as(&mut self, era: Era) -> Result<Peer, Outcome> {
+        self.conns += 1;
+        self.rec.record(
+            self.conns,
+            Event::Connect {
+                target: self.target.describe(),
+            },
+        );
+        let transport = self
+            .target
+            .connect(self.settings.max_message)
+            .map_err(|e| Outcome::error(e.to_string()))?;
+        Ok(Peer::new(
+            transport,
+            self.rec.clone(),
+            self.conns,
+            era,
+            self.settings.clone(),
+        ))
+    }
+
+    pub fn facts(&self) -> &Facts {
+        &self.facts
+    }
+
+    pub fn options(&self) -> &CheckOptions {
+        &self.options
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn transcript(&self) -> Vec<Entry> {
+        self.rec.entries()
+    }
+}

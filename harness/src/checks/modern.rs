@@ -1,0 +1,476 @@
+//! `modern/*`: the 2026-07-28 surface — `server/discover`, the `_meta` envelope, version
+//! errors, and the methods the revision removed.
+
+use serde_json::{Value, json};
+
+use super::{expect_code_or, served_method, string_array};
+use crate::check::{Check, Need, Scenario, Verdict};
+use crate::driver::request;
+use crate::outcome::{Era, Level, Outcome};
+use crate::protocol::{code, meta, method, version};
+
+pub fn group() -> Vec<Check> {
+    let mut checks = vec![
+        Check {
+            id: "modern/discover/answers",
+            requirements: &["DISC-1", "STDIO-7"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern],
+            description: "`server/discover` with a valid envelope is served.",
+            expectation: "a result (not an error, not silence)",
+            faults: &["no-discover"],
+            script: |s| Box::pin(discover_answers(s)),
+        },
+        Check {
+            id: "modern/discover/result-shape",
+            requirements: &["DISC-3"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern],
+            description: "The discover result has the DiscoverResult members.",
+            expectation: "`resultType: \"complete\"`, `supportedVersions` (non-empty string[] with \
+                          2026-07-28), `capabilities` (object)",
+            faults: &["discover-bad-shape", "no-result-type"],
+            script: |s| Box::pin(discover_shape(s)),
+        },
+        Check {
+            id: "modern/discover/cache-hints",
+            requirements: &["DISC-4", "CACHE-1"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern],
+            description: "The discover result is cacheable.",
+            expectation: "`ttlMs` an integer ≥ 0 and `cacheScope` \"public\" or \"private\"",
+            faults: &["discover-no-cache-hints"],
+            script: |s| Box::pin(discover_cache_hints(s)),
+        },
+        Check {
+            id: "modern/discover/server-info-in-meta",
+            requirements: &["DISC-5", "META-5"],
+            level: Level::Should,
+            era: Era::Modern,
+            needs: &[Need::Modern],
+            description: "Server identity is in `result._meta`.",
+            expectation: "`_meta[\"io.modelcontextprotocol/serverInfo\"]` = {name, version}; a \
+                          top-level `serverInfo` instead is NonStrict",
+            faults: &["server-info-top-level"],
+            script: |s| Box::pin(discover_server_info(s)),
+        },
+        Check {
+            id: "modern/discover/requires-envelope",
+            requirements: &["DISC-2", "META-1"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern],
+            description: "`server/discover` without `_meta` is rejected like any request.",
+            expectation: "error -32602",
+            faults: &["discover-ignores-envelope", "envelope-optional"],
+            script: |s| Box::pin(discover_requires_envelope(s)),
+        },
+        Check {
+            id: "modern/envelope/missing-meta",
+            requirements: &["META-1"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern],
+            description: "A served request whose params have no `_meta`.",
+            expectation: "error -32602",
+            faults: &["envelope-optional"],
+            script: |s| Box::pin(envelope_missing(s, None)),
+        },
+        Check {
+            id: "modern/envelope/missing-protocol-version",
+            requirements: &["META-1"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern],
+            description: "A served request whose `_meta` lacks the protocol version.",
+            expectation: "error -32602",
+            faults: &["envelope-optional"],
+            script: |s| Box::pin(envelope_missing(s, Some(meta::PROTOCOL_VERSION))),
+        },
+        Check {
+            id: "modern/envelope/missing-client-capabilities",
+            requirements: &["META-1"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern],
+            description: "A served request whose `_meta` lacks the client capabilities.",
+            expectation: "error -32602",
+            faults: &["envelope-optional"],
+            script: |s| Box::pin(envelope_missing(s, Some(meta::CLIENT_CAPABILITIES))),
+        },
+        Check {
+            id: "modern/envelope/client-info-optional",
+            requirements: &["META-2"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern],
+            description: "A request without `clientInfo` (it is optional).",
+            expectation: "served with a result",
+            faults: &["require-client-info"],
+            script: |s| Box::pin(client_info_optional(s)),
+        },
+        Check {
+            id: "modern/version/unsupported-gets-32022",
+            requirements: &["VER-1", "POL-15"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern],
+            description: "A served request naming protocol version 2099-01-01.",
+            expectation: "error -32022 (a pre-release draft code is Fail)",
+            faults: &[
+                "version-error-wrong-code",
+                "version-error-draft-code",
+                "accept-unknown-version",
+            ],
+            script: |s| Box::pin(unsupported_version(s, false)),
+        },
+        Check {
+            id: "modern/version/unsupported-on-discover",
+            requirements: &["VER-1", "DISC-2"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern],
+            description: "`server/discover` naming protocol version 2099-01-01.",
+            expectation: "error -32022",
+            faults: &["version-error-wrong-code", "accept-unknown-version"],
+            script: |s| Box::pin(unsupported_version(s, true)),
+        },
+        Check {
+            id: "modern/version/error-data",
+            requirements: &["VER-1", "VER-3"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern],
+            description: "The -32022 error says what is supported and what was requested.",
+            expectation: "`data.requested` = \"2099-01-01\"; `data.supported` a string[] within \
+                          discover's `supportedVersions`",
+            faults: &["version-error-bad-data"],
+            script: |s| Box::pin(version_error_data(s)),
+        },
+        Check {
+            id: "modern/version/malformed-gets-32022",
+            requirements: &["VER-1"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern],
+            description: "A served request naming a protocol version that is not a date.",
+            expectation: "error -32022; -32602 is NonStrict; a result is Fail",
+            faults: &["accept-unknown-version"],
+            script: |s| Box::pin(malformed_version(s)),
+        },
+        Check {
+            id: "modern/version/no-discover-needed",
+            requirements: &["VER-4", "META-3"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern],
+            description: "A fresh connection's first request is a served method, not discover.",
+            expectation: "served with a result",
+            faults: &["require-discover-first"],
+            script: |s| Box::pin(no_discover_needed(s)),
+        },
+        Check {
+            id: "modern/removed-methods/initialize-with-envelope",
+            requirements: &["VER-6", "POL-7"],
+            level: Level::Policy,
+            era: Era::Modern,
+            needs: &[Need::Modern],
+            description: "`initialize` carrying the modern `_meta` envelope.",
+            expectation: "error -32601; a handshake result or -32022 naming the supported versions \
+                          is Info; anything else is Fail",
+            faults: &["modern-initialize-internal-error"],
+            script: |s| Box::pin(initialize_with_envelope(s)),
+        },
+    ];
+    checks.extend(REMOVED.iter().map(|(id, reqs, _)| Check {
+        id,
+        requirements: reqs,
+        level: Level::Must,
+        era: Era::Modern,
+        needs: &[Need::Modern],
+        description: "A method 2026-07-28 removed, with the modern envelope.",
+        expectation: "error -32601",
+        faults: &["serve-removed-methods"],
+        script: |s| Box::pin(removed_method(s)),
+    }));
+    checks
+}
+
+/// Methods 2026-07-28 removed: (check id, requirement ids, method).
+const REMOVED: [(&str, &[&str], &str); 4] = [
+    ("modern/removed-methods/ping", &["LOG-4"], method::PING),
+    (
+        "modern/removed-methods/logging-set-level",
+        &["LOG-4"],
+        method::LOGGING_SET_LEVEL,
+    ),
+    (
+        "modern/removed-methods/resources-subscribe",
+        &["SUB-8"],
+        method::RESOURCES_SUBSCRIBE,
+    ),
+    (
+        "modern/removed-methods/resources-unsubscribe",
+        &["SUB-8"],
+        method::RESOURCES_UNSUBSCRIBE,
+    ),
+];
+
+async fn discover(s: &mut Scenario) -> Result<Value, Outcome> {
+    let mut peer = s.connect().await?;
+    let reply = peer.call(request(method::DISCOVER)).await;
+    reply.expect_result("server/discover").cloned()
+}
+
+async fn discover_answers(s: &mut Scenario) -> Verdict {
+    discover(s).await?;
+    Ok(Outcome::pass("server/discover answered with a result"))
+}
+
+async fn discover_shape(s: &mut Scenario) -> Verdict {
+    let result = discover(s).await?;
+    let mut missing = Vec::new();
+    if result.get("resultType") != Some(&json!("complete")) {
+        missing.push(format!(
+            "resultType is {}",
+            result.get("resultType").unwrap_or(&json!("absent"))
+        ));
+    }
+    match string_array(result.get("supportedVersions")) {
+        None => missing.push("supportedVersions is not a string array".into()),
+        Some(v) if v.is_empty() => missing.push("supportedVersions is empty".into()),
+        Some(v) if !v.iter().any(|x| x == version::MODERN) => {
+            missing.push(format!("supportedVersions {v:?} lacks {}", version::MODERN));
+        }
+        Some(_) => {}
+    }
+    if !result.get("capabilities").is_some_and(Value::is_object) {
+        missing.push("capabilities is not an object".into());
+    }
+    Ok(if missing.is_empty() {
+        Outcome::pass("resultType, supportedVersions and capabilities present")
+    } else {
+        Outcome::fail(missing.join("; "))
+    })
+}
+
+async fn discover_cache_hints(s: &mut Scenario) -> Verdict {
+    let result = discover(s).await?;
+    let mut problems = Vec::new();
+    match result.get("ttlMs") {
+        Some(Value::Number(n)) if n.as_u64().is_some() => {}
+        Some(other) => problems.push(format!("ttlMs is {other}, expected an integer ≥ 0")),
+        None => problems.push("ttlMs is absent".into()),
+    }
+    match result.get("cacheScope").and_then(Value::as_str) {
+        Some("public" | "private") => {}
+        _ => problems.push(format!(
+            "cacheScope is {}, expected \"public\" or \"private\"",
+            result.get("cacheScope").unwrap_or(&json!("absent"))
+        )),
+    }
+    Ok(if problems.is_empty() {
+        Outcome::pass("ttlMs and cacheScope present")
+    } else {
+        Outcome::fail(problems.join("; "))
+    })
+}
+
+async fn discover_server_info(s: &mut Scenario) -> Verdict {
+    let result = discover(s).await?;
+    let info = result.get("_meta").and_then(|m| m.get(meta::SERVER_INFO));
+    Ok(match info {
+        Some(i)
+            if i.get("name").is_some_and(Value::is_string)
+                && i.get("version").is_some_and(Value::is_string) =>
+        {
+            Outcome::pass("serverInfo {name, version} in result._meta")
+        }
+        Some(i) => Outcome::non_strict(format!(
+            "result._meta serverInfo lacks name or version: {i}"
+        )),
+        None if result.get("serverInfo").is_some() => {
+            Outcome::non_strict("serverInfo is a top-level member, not in result._meta (DISC-5)")
+        }
+        None => Outcome::non_strict("no serverInfo in result._meta (META-5)"),
+    })
+}
+
+async fn discover_requires_envelope(s: &mut Scenario) -> Verdict {
+    let mut peer = s.connect().await?;
+    let reply = peer.call(request(method::DISCOVER).no_meta()).await;
+    Ok(expect_code_or(
+        &reply,
+        "server/discover without _meta",
+        code::INVALID_PARAMS,
+        Outcome::fail,
+    ))
+}
+
+async fn envelope_missing(s: &mut Scenario, key: Option<&'static str>) -> Verdict {
+    let m = served_method(s.facts());
+    let mut peer = s.connect().await?;
+    let (out, what) = match key {
+        None => (request(m).no_meta(), format!("{m} without _meta")),
+        Some(k) => (request(m).without_meta(k), format!("{m} without {k}")),
+    };
+    let reply = peer.call(out).await;
+    Ok(expect_code_or(
+        &reply,
+        &what,
+        code::INVALID_PARAMS,
+        Outcome::fail,
+    ))
+}
+
+async fn client_info_optional(s: &mut Scenario) -> Verdict {
+    let m = served_method(s.facts());
+    let mut peer = s.connect().await?;
+    let reply = peer.call(request(m).without_meta(meta::CLIENT_INFO)).await;
+    reply.expect_result(&format!("{m} without clientInfo"))?;
+    Ok(Outcome::pass(format!("{m} without clientInfo was served")))
+}
+
+async fn unsupported_version(s: &mut Scenario, on_discover: bool) -> Verdict {
+    let m = if on_discover {
+        method::DISCOVER
+    } else {
+        served_method(s.facts())
+    };
+    let mut peer = s.connect().await?;
+    let reply = peer.call(request(m).version(version::UNKNOWN)).await;
+    let what = format!("{m} with version {}", version::UNKNOWN);
+    if let Some(e) = reply.error() {
+        if code::DRAFT_CODES.contains(&e.code) {
+            return Ok(Outcome::fail(format!(
+                "{what}: error {} is a pre-release draft code; 2026-07-28 uses -32022",
+                e.code
+            )));
+        }
+    }
+    Ok(expect_code_or(
+        &reply,
+        &what,
+        code::UNSUPPORTED_VERSION,
+        Outcome::fail,
+    ))
+}
+
+async fn version_error_data(s: &mut Scenario) -> Verdict {
+    let supported_by_discover = s.facts().supported_versions();
+    let m = served_method(s.facts());
+    let mut peer = s.connect().await?;
+    let reply = peer.call(request(m).version(version::UNKNOWN)).await;
+    let e = reply.expect_code("an unsupported version", code::UNSUPPORTED_VERSION)?;
+    let data = e.data.clone().unwrap_or(Value::Null);
+    let mut problems = Vec::new();
+    match data.get("requested") {
+        Some(Value::String(r)) if r == version::UNKNOWN => {}
+        other => problems.push(format!(
+            "data.requested is {}, expected \"{}\"",
+            other.map_or("absent".into(), Value::to_string),
+            version::UNKNOWN
+        )),
+    }
+    match string_array(data.get("supported")) {
+        None => problems.push("data.supported is not a string array".into()),
+        Some(list) => {
+            let stray: Vec<_> = list
+                .iter()
+                .filter(|v| !supported_by_discover.contains(v))
+                .collect();
+            if !stray.is_empty() {
+                problems.push(format!(
+                    "data.supported lists {stray:?}, not in discover's supportedVersions {supported_by_discover:?} (VER-3)"
+                ));
+            }
+        }
+    }
+    Ok(if problems.is_empty() {
+        Outcome::pass("data.requested echoes the request; data.supported within supportedVersions")
+    } else {
+        Outcome::fail(problems.join("; "))
+    })
+}
+
+async fn malformed_version(s: &mut Scenario) -> Verdict {
+    let m = served_method(s.facts());
+    let mut peer = s.connect().await?;
+    let reply = peer.call(request(m).version(version::MALFORMED)).await;
+    let what = format!("{m} with version \"{}\"", version::MALFORMED);
+    Ok(match reply.error() {
+        Some(e) if e.code == code::INVALID_PARAMS => Outcome::non_strict(format!(
+            "{what}: error -32602; VER-1 asks for -32022 for any unsupported version"
+        )),
+        _ => expect_code_or(&reply, &what, code::UNSUPPORTED_VERSION, Outcome::fail),
+    })
+}
+
+async fn no_discover_needed(s: &mut Scenario) -> Verdict {
+    let m = served_method(s.facts());
+    if m == method::DISCOVER {
+        return Ok(Outcome::skipped(
+            "the server advertises no list method to ask without discover",
+        ));
+    }
+    let mut peer = s.connect().await?;
+    let reply = peer.call(request(m)).await;
+    reply.expect_result(&format!("{m} as the first request"))?;
+    Ok(Outcome::pass(format!(
+        "{m} served without a prior server/discover"
+    )))
+}
+
+async fn initialize_with_envelope(s: &mut Scenario) -> Verdict {
+    let mut peer = s.connect().await?;
+    let reply = peer
+        .call(
+            request(method::INITIALIZE)
+                .param("protocolVersion", json!(version::MODERN))
+                .param("capabilities", json!({}))
+                .param("clientInfo", json!({"name": "mcpspec", "version": "0"})),
+        )
+        .await;
+    Ok(match (reply.result(), reply.error()) {
+        (_, Some(e)) if e.code == code::METHOD_NOT_FOUND => {
+            Outcome::pass("initialize with the modern envelope: -32601")
+        }
+        (_, Some(e)) if e.code == code::UNSUPPORTED_VERSION => Outcome::info(
+            "initialize with the modern envelope: -32022 naming the supported versions (POL-7)",
+        ),
+        (Some(r), _) if r.get("protocolVersion").is_some() => {
+            Outcome::info("initialize with the modern envelope: a legacy handshake result (POL-7)")
+        }
+        _ => Outcome::fail(format!(
+            "initialize with the modern envelope got {}",
+            reply.describe()
+        )),
+    })
+}
+
+async fn removed_method(s: &mut Scenario) -> Verdict {
+    // The script is shared by the REMOVED checks; the method comes from the scenario's check.
+    let m = REMOVED
+        .iter()
+        .find(|(id, _, _)| Some(*id) == s.check_id())
+        .map(|(_, _, m)| *m)
+        .unwrap_or(method::PING);
+    let mut peer = s.connect().await?;
+    let out = match m {
+        method::LOGGING_SET_LEVEL => request(m).param("level", json!("info")),
+        method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE => {
+            request(m).param("uri", json!("mcpspec://nowhere"))
+        }
+        _ => request(m),
+    };
+    let reply = peer.call(out).await;
+    Ok(expect_code_or(
+        &reply,
+        &format!("{m} (removed in 2026-07-28)"),
+        code::METHOD_NOT_FOUND,
+        Outcome::fail,
+    ))
+}

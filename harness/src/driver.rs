@@ -1,0 +1,431 @@
+//! The scripted driver: a client that reads like a script against a peer.
+//!
+//! ```ignore
+//! let mut peer = scenario.connect().await?;
+//! let reply = peer.call(request("tools/list")).await;
+//! peer.send(raw(b"{oops")).await;
+//! let silence = peer.expect_silence().await;
+//! ```
+//!
+//! Every wait is bounded; a timeout is an event in the transcript, never a hang. Server→client
+//! requests are recorded and answered (ping with `{}`, anything else with -32601).
+
+mod builder;
+mod reply;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+pub use builder::{Outgoing, notification, raw, request};
+pub use reply::{Reply, seconds, shorten};
+
+use crate::outcome::Era;
+use crate::protocol::{code, method};
+use crate::transcript::{Event, Recorder};
+use crate::transport::{LineTransport, Liveness, Recv};
+use crate::wire::{Frame, Message};
+
+/// Timeouts and bounds (POL-13).
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// How long to wait for one expected message.
+    pub expect_timeout: Duration,
+    /// The cap on one whole scenario.
+    pub scenario_timeout: Duration,
+    /// How long "nothing arrives" must hold for a silence expectation.
+    pub quiet: Duration,
+    /// The bound on one received message.
+    pub max_message: usize,
+    /// Extra time a fresh server gets for its first line (interpreters and JITs start slowly;
+    /// a start-up delay is not a missing reply).
+    pub startup_timeout: Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            expect_timeout: Duration::from_secs(2),
+            scenario_timeout: Duration::from_secs(15),
+            quiet: Duration::from_millis(150),
+            max_message: crate::transport::DEFAULT_MAX_MESSAGE,
+            startup_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// One connection to the server under test.
+pub struct Peer {
+    transport: LineTransport,
+    rec: Recorder,
+    conn: u32,
+    next_id: i64,
+    /// Lines received but not yet claimed by an expectation.
+    backlog: VecDeque<Frame>,
+    /// Every server→client request seen, in order.
+    pub server_requests: Vec<Frame>,
+    /// Whether requests get the modern envelope by default.
+    pub era: Era,
+    /// Whether server→client requests are answered.
+    pub answer_server_requests: bool,
+    closed: bool,
+    /// Whether the server has written anything yet (until then waits include the start-up
+    /// allowance).
+    heard: bool,
+    settings: Arc<Settings>,
+}
+
+impl std::fmt::Debug for Peer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Peer")
+            .field("conn", &self.conn)
+            .field("era", &self.era)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one read produced, after the driver dealt with server→client requests.
+// Short-lived and matched right away: boxing the frame would only add an allocation per line.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone)]
+pub enum Incoming {
+    Frame(Frame),
+    Closed,
+    TimedOut,
+    Overflow { limit: usize },
+}
+
+impl Peer {
+    pub fn new(
+        transport: LineTransport,
+        rec: Recorder,
+        conn: u32,
+        era: Era,
+        settings: Arc<Settings>,
+    ) -> Self {
+        Peer {
+            transport,
+            rec,
+            conn,
+            next_id: 1,
+            backlog: VecDeque::new(),
+            server_requests: Vec::new(),
+            era,
+            answer_server_requests: true,
+            closed: false,
+            heard: false,
+            settings,
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Records a remark in the transcript.
+    pub fn note(&self, text: impl Into<String>) {
+        self.rec
+            .record(self.conn, Event::Note { text: text.into() });
+    }
+
+    /// Sends a frame; returns the id it carried (as JSON), if any. A failed write is recorded
+    /// and shows up as a closed peer on the next expectation.
+    pub async fn send(&mut self, out: Outgoing) -> Option<Value> {
+        let (bytes, id) = out.render(self.next_id, self.era == Era::Modern);
+        if matches!(id, Some(Value::Number(ref n)) if n.as_i64() == Some(self.next_id)) {
+            self.next_id += 1;
+        }
+        self.send_bytes(&bytes).await;
+        id
+    }
+
+    async fn send_bytes(&mut self, bytes: &[u8]) {
+        let line = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        let event = match serde_json::from_slice::<Value>(line) {
+            Ok(message) if !line.contains(&b'\n') => Event::Send { message },
+            _ => Event::SendRaw {
+                text: crate::transcript::clip(&String::from_utf8_lossy(line)),
+            },
+        };
+        self.rec.record(self.conn, event);
+        let deadline = Instant::now() + self.settings.expect_timeout;
+        if let Err(e) = self.transport.send(bytes, deadline).await {
+            self.rec.record(
+                self.conn,
+                Event::SendFailed {
+                    error: e.to_string(),
+                },
+            );
+        }
+    }
+
+    /// Sends a request and waits for its reply.
+    pub async fn call(&mut self, out: Outgoing) -> Reply {
+        match self.send(out).await {
+            Some(id) => self.expect_reply(&id).await,
+            None => Reply::NoReply {
+                waited: Duration::ZERO,
+                unrelated: vec![],
+            },
+        }
+    }
+
+    /// Reads the next frame, answering server→client requests on the way.
+    pub async fn next(&mut self, deadline: Instant) -> Incoming {
+        if let Some(f) = self.backlog.pop_front() {
+            return Incoming::Frame(f);
+        }
+        self.read(deadline).await
+    }
+
+    async fn read(&mut self, deadline: Instant) -> Incoming {
+        loop {
+            if self.closed {
+                return Incoming::Closed;
+            }
+            match self.transport.recv(deadline).await {
+                Recv::Line(bytes) => {
+                    self.heard = true;
+                    let frame = Frame::decode(&bytes);
+                    self.rec.received(self.conn, &frame);
+                    if let Ok(Message::Request { id, method: m, .. }) = &frame.parsed {
+                        let (id, m) = (id.clone(), m.clone());
+                        self.server_requests.push(frame);
+                        if self.answer_server_requests {
+                            let answer = if m == method::PING {
+                                json!({"jsonrpc": "2.0", "id": id.to_json(), "result": {}})
+                            } else {
+                                json!({"jsonrpc": "2.0", "id": id.to_json(),
+                                       "error": {"code": code::METHOD_NOT_FOUND,
+                                                 "message": "mcpspec does not serve this"}})
+                            };
+                            self.rec.record(
+                                self.conn,
+                                Event::Answer {
+                                    message: answer.clone(),
+                                },
+                            );
+                            let bytes = crate::wire::encode_value(&answer);
+                            let deadline = Instant::now() + self.settings.expect_timeout;
+                            if let Err(e) = self.transport.send(&bytes, deadline).await {
+                                self.rec.record(
+                                    self.conn,
+                                    Event::SendFailed {
+                                        error: e.to_string(),
+                                    },
+                                );
+                            }
+                        }
+                        continue;
+                    }
+                    return Incoming::Frame(frame);
+                }
+                Recv::Closed => {
+                    self.closed = true;
+                    self.rec.record(self.conn, Event::Closed);
+                    return Incoming::Closed;
+                }
+                Recv::TimedOut => return Incoming::TimedOut,
+                Recv::Overflow { limit } => {
+                    self.rec.record(self.conn, Event::Overflow { limit });
+                    return Incoming::Overflow { limit };
+                }
+            }
+        }
+    }
+
+    /// Waits for the reply whose `id` matches. The match is loose about the id's JSON type
+    /// (`7` for `"7"`) so a check can report a wrong type instead of a timeout.
+    pub async fn expect_reply(&mut self, id: &Value) -> Reply {
+        self.expect_reply_within(id, self.settings.expect_timeout)
+            .await
+    }
+
+    /// `wait`, plus the start-up allowance while the server has not written anything yet.
+    fn allow_startup(&self, wait: Duration) -> Duration {
+        if self.heard {
+            wait
+        } else {
+            wait + self.settings.startup_timeout
+        }
+    }
+
+    /// Makes sure the server is up before a check sends input that may legitimately get no
+    /// reply: a modern `server/discover` must be answered (with anything).
+    pub async fn warm_up(&mut self) -> Result<(), crate::outcome::Outcome> {
+        let reply = self.call(request(method::DISCOVER)).await;
+        if reply.frame().is_some() {
+            return Ok(());
+        }
+        Err(crate::outcome::Outcome::error(format!(
+            "the server did not answer a first server/discover ({}), so silence cannot be judged",
+            reply.describe()
+        )))
+    }
+
+    pub async fn expect_reply_within(&mut self, id: &Value, wait: Duration) -> Reply {
+        let wait = self.allow_startup(wait);
+        if let Some(pos) = self.backlog.iter().position(|f| is_reply_to(f, id)) {
+            if let Some(f) = self.backlog.remove(pos) {
+                return Reply::Frame(f);
+            }
+        }
+        let deadline = Instant::now() + wait;
+        let mut unrelated = Vec::new();
+        loop {
+            match self.read(deadline).await {
+                Incoming::Frame(f) if is_reply_to(&f, id) => return Reply::Frame(f),
+                Incoming::Frame(f) => {
+                    unrelated.push(f.text());
+                    self.backlog.push_back(f);
+                }
+                Incoming::TimedOut => {
+                    self.rec.record(
+                        self.conn,
+                        Event::Timeout {
+                            waited_ms: millis(wait),
+                            waiting_for: format!("the reply to id {id}"),
+                        },
+                    );
+                    return Reply::NoReply {
+                        waited: wait,
+                        unrelated,
+                    };
+                }
+                Incoming::Closed => {
+                    return Reply::Closed {
+                        exit: self.exit_soon().await,
+                    };
+                }
+                Incoming::Overflow { limit } => return Reply::Overflow { limit },
+            }
+        }
+    }
+
+    /// Waits for any frame (the backlog first).
+    pub async fn expect_any(&mut self, wait: Duration) -> Incoming {
+        let wait = self.allow_startup(wait);
+        let deadline = Instant::now() + wait;
+        let got = self.next(deadline).await;
+        if matches!(got, Incoming::TimedOut) {
+            self.rec.record(
+                self.conn,
+                Event::Timeout {
+                    waited_ms: millis(wait),
+                    waiting_for: "any message".into(),
+                },
+            );
+        }
+        got
+    }
+
+    /// The next frame as a [`Reply`], whatever its id (for raw input whose id the driver did not
+    /// assign: nothing else is in flight, so the first line is the answer).
+    pub async fn expect_next(&mut self) -> Reply {
+        let wait = self.settings.expect_timeout;
+        match self.expect_any(wait).await {
+            Incoming::Frame(f) => Reply::Frame(f),
+            Incoming::TimedOut => Reply::NoReply {
+                waited: wait,
+                unrelated: vec![],
+            },
+            Incoming::Closed => Reply::Closed {
+                exit: self.exit_soon().await,
+            },
+            Incoming::Overflow { limit } => Reply::Overflow { limit },
+        }
+    }
+
+    /// Expects nothing to arrive for the quiet period. Returns what arrived instead.
+    pub async fn expect_silence(&mut self) -> Option<Incoming> {
+        self.expect_silence_for(self.settings.quiet).await
+    }
+
+    pub async fn expect_silence_for(&mut self, quiet: Duration) -> Option<Incoming> {
+        let deadline = Instant::now() + quiet;
+        match self.next(deadline).await {
+            Incoming::TimedOut => {
+                self.rec.record(
+                    self.conn,
+                    Event::Note {
+                        text: format!("silent for {} ms", millis(quiet)),
+                    },
+                );
+                None
+            }
+            other => Some(other),
+        }
+    }
+
+    /// Frames received but not claimed yet (notifications, stray replies), and removes them.
+    pub fn drain_backlog(&mut self) -> Vec<Frame> {
+        self.backlog.drain(..).collect()
+    }
+
+    /// Closes the server's input (EOF on its stdin).
+    pub async fn close_input(&mut self) {
+        self.rec.record(self.conn, Event::CloseInput);
+        self.transport.close_input().await;
+    }
+
+    /// Waits up to `within` for the server to exit; records the exit.
+    pub async fn wait_exit(&mut self, within: Duration) -> Liveness {
+        let l = self.transport.wait_exit(within).await;
+        if let Liveness::Exited(info) = &l {
+            self.rec.record(
+                self.conn,
+                Event::Exit {
+                    how: info.how.clone(),
+                },
+            );
+        }
+        l
+    }
+
+    /// After the output closed: how the server ended, if it did so promptly.
+    async fn exit_soon(&mut self) -> Option<String> {
+        match self.wait_exit(Duration::from_millis(500)).await {
+            Liveness::Exited(info) => Some(info.how),
+            Liveness::Running => None,
+        }
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.transport.stderr_tail()
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Whether `frame` answers the request with `id`: a response or error (valid JSON-RPC or not)
+/// whose `id` equals it, or equals it up to the JSON type (a number for a numeric string and
+/// the other way round).
+fn is_reply_to(frame: &Frame, id: &Value) -> bool {
+    let Some(json) = &frame.json else {
+        return false;
+    };
+    if json.get("method").is_some() {
+        return false;
+    }
+    let Some(got) = json.get("id") else {
+        return false;
+    };
+    if got == id {
+        return true;
+    }
+    match (got, id) {
+        (Value::Number(n), Value::String(s)) | (Value::String(s), Value::Number(n)) => {
+            n.to_string() == *s
+        }
+        _ => false,
+    }
+}

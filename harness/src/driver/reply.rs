@@ -1,0 +1,150 @@
+//! What came back for one request, and the expectations checks state about it.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::outcome::Outcome;
+use crate::wire::{ErrorObject, Frame, Message};
+
+/// The answer (or its absence) to one request.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// A line whose `id` matches the request (it may still be invalid JSON-RPC).
+    Frame(Frame),
+    /// Nothing matching arrived within the wait.
+    NoReply {
+        waited: Duration,
+        unrelated: Vec<String>,
+    },
+    /// The server closed its output first.
+    Closed { exit: Option<String> },
+    /// A reply line exceeded the size bound.
+    Overflow { limit: usize },
+}
+
+impl Reply {
+    pub fn message(&self) -> Option<&Message> {
+        match self {
+            Reply::Frame(f) => f.parsed.as_ref().ok(),
+            _ => None,
+        }
+    }
+
+    pub fn frame(&self) -> Option<&Frame> {
+        match self {
+            Reply::Frame(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The error object, if this is a valid error response.
+    pub fn error(&self) -> Option<&ErrorObject> {
+        match self.message() {
+            Some(Message::Error { error, .. }) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// The result, if this is a valid result response.
+    pub fn result(&self) -> Option<&Value> {
+        match self.message() {
+            Some(Message::Response { result, .. }) => Some(result),
+            _ => None,
+        }
+    }
+
+    /// One phrase saying what came back, for verdict messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Reply::Frame(f) => match &f.parsed {
+                Ok(Message::Error { error, .. }) => {
+                    format!("error {} \"{}\"", error.code, shorten(&error.message, 80))
+                }
+                Ok(Message::Response { result, .. }) => {
+                    format!("a result {}", shorten(&result.to_string(), 120))
+                }
+                Ok(other) => format!("a {}", kind_name(other)),
+                Err(e) => format!(
+                    "an invalid JSON-RPC line ({e}): {}",
+                    shorten(&f.text(), 120)
+                ),
+            },
+            Reply::NoReply { waited, unrelated } if unrelated.is_empty() => {
+                format!("no reply within {}", seconds(*waited))
+            }
+            Reply::NoReply { waited, unrelated } => format!(
+                "no reply within {} ({} unrelated line(s) instead, first: {})",
+                seconds(*waited),
+                unrelated.len(),
+                shorten(&unrelated[0], 120)
+            ),
+            Reply::Closed { exit: Some(how) } => format!("the server closed its output ({how})"),
+            Reply::Closed { exit: None } => "the server closed its output".into(),
+            Reply::Overflow { limit } => format!("a reply longer than the {limit}-byte bound"),
+        }
+    }
+
+    /// Expects an error response; anything else is a Fail naming what came instead.
+    pub fn expect_error(&self, what: &str) -> Result<&ErrorObject, Outcome> {
+        self.error().ok_or_else(|| {
+            Outcome::fail(format!(
+                "{what}: expected an error, got {}",
+                self.describe()
+            ))
+        })
+    }
+
+    /// Expects a result response; anything else is a Fail naming what came instead.
+    pub fn expect_result(&self, what: &str) -> Result<&Value, Outcome> {
+        self.result().ok_or_else(|| {
+            Outcome::fail(format!(
+                "{what}: expected a result, got {}",
+                self.describe()
+            ))
+        })
+    }
+
+    /// Expects an error with exactly `code`.
+    pub fn expect_code(&self, what: &str, code: i64) -> Result<&ErrorObject, Outcome> {
+        let error = self.expect_error(what)?;
+        if error.code == code {
+            Ok(error)
+        } else {
+            Err(Outcome::fail(format!(
+                "{what}: expected error {code}, got {}",
+                self.describe()
+            )))
+        }
+    }
+}
+
+fn kind_name(m: &Message) -> &'static str {
+    match m {
+        Message::Request { .. } => "request",
+        Message::Notification { .. } => "notification",
+        Message::Response { .. } => "result",
+        Message::Error { .. } => "error",
+        Message::Batch(_) => "batch",
+    }
+}
+
+pub fn seconds(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
+pub fn shorten(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}

@@ -1,0 +1,41 @@
+//! mcpspec: a conformance test harness and fuzzer for MCP (Model Context Protocol) servers.
+//!
+//! Data flow:
+//!
+//! ```text
+//! Target      a command (stdio child, own process group) | the embedded reference server
+//!   -> Transport   bytes out, lines in, a deadline on every read; Closed/TimedOut/Overflow
+//!                  are events, never hangs                                  (transport)
+//!   -> Wire codec  bytes <-> Frame { raw, json, parsed: Result<Message, DecodeError> }
+//!                  lossless, classified by explicit rules                   (wire)
+//!   -> Driver      send(frame builder) / expect_*(…); answers server->client requests;
+//!                  assigns ids; records every event                         (driver)
+//!   -> Scenarios   the catalogue, grouped by spec area; each check cites requirement ids
+//!                  and ends in an Outcome                                   (check, checks)
+//!   -> Runner      probes the target, runs checks on fresh connections     (runner)
+//!   -> Transcript  numbered events (snapshot-tested)                       (transcript)
+//!      Report      console, JSON; baseline of known failures               (report, baseline)
+//! ```
+//!
+//! The harness shares no code with the reference server it is tested against (only the
+//! embedding entry point), so a bug in one cannot hide the same bug in the other.
+
+pub mod baseline;
+pub mod check;
+pub mod checks;
+pub mod driver;
+pub mod outcome;
+pub mod protocol;
+pub mod report;
+pub mod requirements;
+pub mod runner;
+pub mod target;
+pub mod transcript;
+pub mod transport;
+pub mod wire;
+
+pub use check::{Check, Need};
+pub use outcome::{Kind, Level, Outcome};
+pub use report::RunReport;
+pub use runner::{RunOptions, run};
+pub use target::Target;

@@ -1,0 +1,240 @@
+//! Reports: serde data first ([`RunReport`]), renderers second (console, JSON).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::check::{Check, Facts};
+use crate::outcome::{Kind, Level, Outcome};
+use crate::requirements;
+use crate::target::Target;
+use crate::transcript::Entry;
+
+/// The result of one check.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckResult {
+    pub id: String,
+    pub requirements: Vec<String>,
+    pub level: Level,
+    pub outcome: Outcome,
+    pub duration_ms: u64,
+    /// Where the transcript was written, if it was (`--transcripts DIR`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transcript_path: Option<String>,
+    /// Set when a baseline lists this check (the reason it gives).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline_reason: Option<String>,
+    #[serde(skip)]
+    pub transcript: Vec<Entry>,
+}
+
+impl CheckResult {
+    pub fn new(
+        check: &Check,
+        outcome: Outcome,
+        duration: Duration,
+        transcript: Vec<Entry>,
+    ) -> Self {
+        CheckResult {
+            id: check.id.to_owned(),
+            requirements: check.requirements.iter().map(|r| (*r).to_owned()).collect(),
+            level: check.level,
+            outcome,
+            duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+            transcript_path: None,
+            baseline_reason: None,
+            transcript,
+        }
+    }
+
+    /// The area for grouping: the id without its last segment.
+    pub fn area(&self) -> &str {
+        self.id
+            .rsplit_once('/')
+            .map_or(self.id.as_str(), |(a, _)| a)
+    }
+}
+
+/// What the harness learned about the target's eras before the checks.
+#[derive(Debug, Clone, Serialize)]
+pub struct Negotiated {
+    /// "modern" or "none".
+    pub era: String,
+    /// The versions the server said it supports.
+    pub versions: Vec<String>,
+    /// What the discover probe saw.
+    pub path: String,
+}
+
+impl Negotiated {
+    pub fn from_facts(facts: &Facts) -> Self {
+        Negotiated {
+            era: if facts.modern() { "modern" } else { "none" }.into(),
+            versions: facts.supported_versions(),
+            path: format!("server/discover probe: {}", facts.discover_seen),
+        }
+    }
+}
+
+/// Counts per outcome kind.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub total: usize,
+    pub pass: usize,
+    pub non_strict: usize,
+    pub fail: usize,
+    pub info: usize,
+    pub skipped: usize,
+    pub error: usize,
+    /// Fail or Error outcomes not listed in the baseline.
+    pub unexpected: usize,
+    /// Baseline entries whose check did not fail.
+    pub stale: Vec<String>,
+}
+
+/// A whole run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub mcpspec_version: String,
+    pub target: String,
+    pub transport: String,
+    pub negotiated: Negotiated,
+    pub results: Vec<CheckResult>,
+    pub summary: Summary,
+    pub duration_ms: u64,
+}
+
+impl RunReport {
+    pub fn new(
+        target: &Target,
+        negotiated: Negotiated,
+        results: Vec<CheckResult>,
+        took: Duration,
+    ) -> Self {
+        let mut report = RunReport {
+            mcpspec_version: env!("CARGO_PKG_VERSION").into(),
+            target: target.describe(),
+            transport: target.transport_name().into(),
+            negotiated,
+            results,
+            summary: Summary::default(),
+            duration_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
+        };
+        report.summarize();
+        report
+    }
+
+    /// Recounts the summary (after a baseline was applied).
+    pub fn summarize(&mut self) {
+        let stale = std::mem::take(&mut self.summary.stale);
+        let mut s = Summary {
+            total: self.results.len(),
+            stale,
+            ..Summary::default()
+        };
+        for r in &self.results {
+            match r.outcome.kind {
+                Kind::Pass => s.pass += 1,
+                Kind::NonStrict => s.non_strict += 1,
+                Kind::Fail => s.fail += 1,
+                Kind::Info => s.info += 1,
+                Kind::Skipped => s.skipped += 1,
+                Kind::Error => s.error += 1,
+            }
+            if matches!(r.outcome.kind, Kind::Fail | Kind::Error) && r.baseline_reason.is_none() {
+                s.unexpected += 1;
+            }
+        }
+        self.summary = s;
+    }
+
+    /// Whether the run is green: no unexpected Fail/Error and no stale baseline entry.
+    pub fn passed(&self) -> bool {
+        self.summary.unexpected == 0 && self.summary.stale.is_empty()
+    }
+
+    pub fn result(&self, id: &str) -> Option<&CheckResult> {
+        self.results.iter().find(|r| r.id == id)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// The console rendering: grouped by area, one line per check, the requirement text under
+    /// every failure, a summary line.
+    pub fn to_console(&self, color: bool) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "mcpspec {} — {} ({})",
+            self.mcpspec_version, self.target, self.transport
+        );
+        let _ = writeln!(out, "negotiated: {}", self.negotiated.path);
+        let mut areas: BTreeMap<usize, (&str, Vec<&CheckResult>)> = BTreeMap::new();
+        let mut order: Vec<&str> = Vec::new();
+        for r in &self.results {
+            let area = r.area();
+            let pos = order.iter().position(|a| *a == area).unwrap_or_else(|| {
+                order.push(area);
+                order.len() - 1
+            });
+            areas.entry(pos).or_insert((area, Vec::new())).1.push(r);
+        }
+        for (area, results) in areas.values() {
+            let _ = writeln!(out, "\n{area}");
+            for r in results {
+                let label = paint(r.outcome.kind, color);
+                let name = r.id.rsplit_once('/').map_or(r.id.as_str(), |(_, n)| n);
+                let _ = writeln!(out, "  {label} {name} — {}", r.outcome.message);
+                if let Some(reason) = &r.baseline_reason {
+                    let _ = writeln!(out, "         (baseline: {reason})");
+                }
+                if matches!(r.outcome.kind, Kind::Fail | Kind::NonStrict) {
+                    for req in &r.requirements {
+                        if let Some(q) = requirements::requirement(req) {
+                            let _ = writeln!(out, "         {} [{}] {}", q.id, q.level, q.text);
+                        }
+                    }
+                }
+            }
+        }
+        let s = &self.summary;
+        let _ = writeln!(
+            out,
+            "\n{} checks: {} pass, {} non-strict, {} fail, {} info, {} skipped, {} error in {:.2} s",
+            s.total,
+            s.pass,
+            s.non_strict,
+            s.fail,
+            s.info,
+            s.skipped,
+            s.error,
+            self.duration_ms as f64 / 1000.0
+        );
+        if s.unexpected > 0 {
+            let _ = writeln!(out, "{} unexpected failure(s)", s.unexpected);
+        }
+        for id in &s.stale {
+            let _ = writeln!(out, "stale baseline entry: {id} no longer fails");
+        }
+        out
+    }
+}
+
+fn paint(kind: Kind, color: bool) -> String {
+    let label = format!("{:<10}", kind.label());
+    if !color {
+        return label;
+    }
+    let code = match kind {
+        Kind::Pass => "32",
+        Kind::NonStrict => "33",
+        Kind::Fail | Kind::Error => "31",
+        Kind::Info => "36",
+        Kind::Skipped => "90",
+    };
+    format!("\x1b[{code}m{label}\x1b[0m")
+}

@@ -1,0 +1,84 @@
+//! The requirement catalogue (`requirements.yaml`, our own copy) and the policy ids.
+//!
+//! Every check cites at least one requirement id from the catalogue, and may cite policies
+//! (POL-n) next to them; a test pins that every cited id exists.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+/// The catalogue file, embedded so the binary needs nothing at run time.
+pub const CATALOGUE_YAML: &str = include_str!("../requirements.yaml");
+
+/// One normative server requirement.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Requirement {
+    pub id: String,
+    pub era: String,
+    pub level: String,
+    pub text: String,
+    pub source: String,
+}
+
+#[derive(Deserialize)]
+struct File {
+    requirements: Vec<Requirement>,
+}
+
+/// The catalogue, parsed once. The embedded file is ours and tested, so a parse failure is a
+/// build defect, caught by the unit test below.
+pub fn catalogue() -> &'static BTreeMap<String, Requirement> {
+    static CATALOGUE: OnceLock<BTreeMap<String, Requirement>> = OnceLock::new();
+    CATALOGUE.get_or_init(|| {
+        let file: File = serde_yaml::from_str(CATALOGUE_YAML).unwrap_or(File {
+            requirements: vec![],
+        });
+        file.requirements
+            .into_iter()
+            .map(|r| (r.id.clone(), r))
+            .collect()
+    })
+}
+
+pub fn requirement(id: &str) -> Option<&'static Requirement> {
+    catalogue().get(id)
+}
+
+/// The policies of `policies.md`, by id, with a short title of our own.
+pub const POLICIES: &[(&str, &str)] = &[
+    ("POL-1", "one rule per negative test"),
+    ("POL-2", "unreadable ids: null or absent id both pass"),
+    ("POL-3", "invalid JSON: -32700, keep serving"),
+    ("POL-4", "batches: single -32600 passes"),
+    ("POL-5", "null ids are invalid requests"),
+    ("POL-6", "legacy version negotiation counter-offers"),
+    ("POL-7", "initialize with the modern envelope: -32601"),
+    ("POL-8", "eras are not mixed on one connection"),
+    ("POL-9", "server-ended subscriptions"),
+    ("POL-10", "HTTP header validation: 400 and -32020"),
+    ("POL-11", "capability gating"),
+    ("POL-12", "tool safety"),
+    ("POL-13", "timeouts are reported as such"),
+    ("POL-14", "deadlock verdicts"),
+    ("POL-15", "error code ranges"),
+    ("POL-16", "resultType on modern results"),
+    ("POL-17", "repeated initialize: recorded"),
+    ("POL-18", "requests before initialize: any error passes"),
+];
+
+/// Whether `id` names a requirement or a policy.
+pub fn is_known(id: &str) -> bool {
+    requirement(id).is_some() || POLICIES.iter().any(|(p, _)| *p == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalogue_has_all_91_requirements() {
+        assert_eq!(catalogue().len(), 91);
+        assert!(requirement("RPC-5").is_some_and(|r| r.text.contains("-32700")));
+    }
+}

@@ -1,0 +1,151 @@
+//! Targets: what mcpspec tests. A command spawned over stdio (in its own process group), or the
+//! embedded reference server running in memory.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use mcp_reference_server as reference;
+
+use crate::transport::{LineReader, LineTransport, ServerHandle};
+
+/// A server to test.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// The reference server, in this process, over an in-memory pipe.
+    Embedded(reference::Config),
+    /// Any stdio server: a program and its arguments.
+    Command {
+        program: String,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+        cwd: Option<PathBuf>,
+    },
+}
+
+/// The target could not be started (exit code 3).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start `{program}`: {source}")]
+pub struct StartError {
+    pub program: String,
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl Target {
+    /// The embedded reference server with default settings.
+    pub fn embedded() -> Self {
+        Target::Embedded(reference::Config::default())
+    }
+
+    /// A stdio command.
+    pub fn command(program: impl Into<String>) -> Self {
+        Target::Command {
+            program: program.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            cwd: None,
+        }
+    }
+
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        if let Target::Command { args, .. } = &mut self {
+            args.push(arg.into());
+        }
+        self
+    }
+
+    pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, more: I) -> Self {
+        if let Target::Command { args, .. } = &mut self {
+            args.extend(more.into_iter().map(Into::into));
+        }
+        self
+    }
+
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Target::Command { env, .. } = &mut self {
+            env.push((key.into(), value.into()));
+        }
+        self
+    }
+
+    /// One line naming the target, for reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Target::Embedded(config) => {
+                let faults: Vec<_> = config.faults.iter().map(|f| f.name()).collect();
+                if faults.is_empty() {
+                    "embedded reference server".into()
+                } else {
+                    format!("embedded reference server (faults: {})", faults.join(", "))
+                }
+            }
+            Target::Command { program, args, .. } => std::iter::once(program.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+
+    /// The transport name for reports.
+    pub fn transport_name(&self) -> &'static str {
+        match self {
+            Target::Embedded(_) => "in-memory",
+            Target::Command { .. } => "stdio",
+        }
+    }
+
+    /// Starts a fresh server and returns the byte transport to it.
+    pub fn connect(&self, max_message: usize) -> Result<LineTransport, StartError> {
+        match self {
+            Target::Embedded(config) => {
+                // Two pipes: client→server (the server's stdin) and server→client (its stdout).
+                let (client_out, server_in) = tokio::io::duplex(256 * 1024);
+                let (server_out, client_in) = tokio::io::duplex(256 * 1024);
+                let task = tokio::spawn(reference::serve_stream(
+                    config.clone(),
+                    server_in,
+                    server_out,
+                ));
+                Ok(LineTransport::new(
+                    Box::new(client_out),
+                    LineReader::new(Box::new(client_in), max_message),
+                    ServerHandle::task(task),
+                ))
+            }
+            Target::Command {
+                program,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut cmd = tokio::process::Command::new(program);
+                cmd.args(args)
+                    .envs(env.iter().map(|(k, v)| (k, v)))
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .kill_on_drop(true);
+                #[cfg(unix)]
+                cmd.process_group(0);
+                if let Some(dir) = cwd {
+                    cmd.current_dir(dir);
+                }
+                let mut child = cmd.spawn().map_err(|source| StartError {
+                    program: program.clone(),
+                    source,
+                })?;
+                let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+                    return Err(StartError {
+                        program: program.clone(),
+                        source: std::io::Error::other("stdio pipes were not created"),
+                    });
+                };
+                Ok(LineTransport::new(
+                    Box::new(stdin),
+                    LineReader::new(Box::new(stdout), max_message),
+                    ServerHandle::process(child),
+                ))
+            }
+        }
+    }
+}

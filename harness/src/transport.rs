@@ -1,0 +1,110 @@
+//! Byte transports: bytes out, lines in, a deadline on every read.
+//!
+//! A transport never interprets what it carries; that is the codec's job. It reports what the
+//! wire did as a [`Recv`] event: a line, the end of the stream, a timeout, or a line that grew
+//! past the configured bound (so a server that floods stdout cannot exhaust memory).
+
+mod lines;
+mod process;
+
+use std::time::Duration;
+
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::time::Instant;
+
+pub use lines::LineReader;
+pub use process::{ExitInfo, Liveness, ServerHandle};
+
+/// The default bound on one message: 16 MiB.
+pub const DEFAULT_MAX_MESSAGE: usize = 16 * 1024 * 1024;
+
+/// What a read produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recv {
+    /// One line, without its terminator.
+    Line(Vec<u8>),
+    /// The peer closed its output (stdout EOF).
+    Closed,
+    /// Nothing arrived before the deadline.
+    TimedOut,
+    /// A line exceeded the bound; its bytes were discarded up to the next newline.
+    Overflow { limit: usize },
+}
+
+/// A newline-delimited byte stream to and from one server (stdio child or in-memory).
+pub struct LineTransport {
+    writer: Option<Box<dyn AsyncWrite + Send + Unpin>>,
+    reader: LineReader,
+    server: ServerHandle,
+}
+
+impl std::fmt::Debug for LineTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LineTransport")
+            .field("server", &self.server)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LineTransport {
+    pub fn new(
+        writer: Box<dyn AsyncWrite + Send + Unpin>,
+        reader: LineReader,
+        server: ServerHandle,
+    ) -> Self {
+        Self {
+            writer: Some(writer),
+            reader,
+            server,
+        }
+    }
+
+    /// Writes bytes as they are (the caller adds the newline). A write to a closed peer is
+    /// reported as an error, not a panic.
+    pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> std::io::Result<()> {
+        let Some(w) = self.writer.as_mut() else {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "input closed",
+            ));
+        };
+        let write = async {
+            w.write_all(bytes).await?;
+            w.flush().await
+        };
+        match tokio::time::timeout_at(deadline, write).await {
+            Ok(r) => r,
+            Err(_) => Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the server stopped reading its input",
+            )),
+        }
+    }
+
+    /// Reads the next line or event, waiting at most until `deadline`.
+    pub async fn recv(&mut self, deadline: Instant) -> Recv {
+        self.reader.next_line(deadline).await
+    }
+
+    /// Closes the server's input (stdin EOF).
+    pub async fn close_input(&mut self) {
+        if let Some(mut w) = self.writer.take() {
+            let _ = w.shutdown().await;
+        }
+    }
+
+    /// Waits up to `within` for the server to exit.
+    pub async fn wait_exit(&mut self, within: Duration) -> Liveness {
+        self.server.wait_exit(within).await
+    }
+
+    /// Whether the server is still running, without waiting.
+    pub fn liveness(&mut self) -> Liveness {
+        self.server.poll_exit()
+    }
+
+    /// The last lines the server wrote to stderr (bounded).
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.server.stderr_tail()
+    }
+}

@@ -1,0 +1,163 @@
+//! A bounded line reader: no line may grow past the limit, every read has a deadline.
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::time::Instant;
+
+use super::Recv;
+
+/// Splits a byte stream into lines without ever buffering more than `limit` bytes of one line.
+pub struct LineReader {
+    inner: Box<dyn AsyncRead + Send + Unpin>,
+    buf: Vec<u8>,
+    /// Bytes read past the last returned line.
+    start: usize,
+    limit: usize,
+    /// Set while discarding the rest of an oversized line.
+    discarding: bool,
+    eof: bool,
+}
+
+impl std::fmt::Debug for LineReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LineReader")
+            .field("buffered", &(self.buf.len() - self.start))
+            .field("limit", &self.limit)
+            .finish_non_exhaustive()
+    }
+}
+
+const CHUNK: usize = 64 * 1024;
+
+impl LineReader {
+    pub fn new(inner: Box<dyn AsyncRead + Send + Unpin>, limit: usize) -> Self {
+        Self {
+            inner,
+            buf: Vec::new(),
+            start: 0,
+            limit,
+            discarding: false,
+            eof: false,
+        }
+    }
+
+    pub async fn next_line(&mut self, deadline: Instant) -> Recv {
+        loop {
+            if let Some(event) = self.take_buffered() {
+                return event;
+            }
+            if self.eof {
+                // A final unterminated line still counts as a line.
+                if self.start < self.buf.len() && !self.discarding {
+                    let line = self.buf[self.start..].to_vec();
+                    self.buf.clear();
+                    self.start = 0;
+                    return Recv::Line(line);
+                }
+                return Recv::Closed;
+            }
+            self.compact();
+            let old = self.buf.len();
+            self.buf.resize(old + CHUNK, 0);
+            let read = tokio::time::timeout_at(deadline, self.inner.read(&mut self.buf[old..]));
+            match read.await {
+                Err(_) => {
+                    self.buf.truncate(old);
+                    return Recv::TimedOut;
+                }
+                Ok(Ok(0)) | Ok(Err(_)) => {
+                    self.buf.truncate(old);
+                    self.eof = true;
+                }
+                Ok(Ok(n)) => self.buf.truncate(old + n),
+            }
+        }
+    }
+
+    /// Returns a complete line or an overflow event from the buffer, if there is one.
+    fn take_buffered(&mut self) -> Option<Recv> {
+        let pending = &self.buf[self.start..];
+        match pending.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                let line = pending[..i].to_vec();
+                self.start += i + 1;
+                if std::mem::take(&mut self.discarding) {
+                    // The tail of an oversized line: already reported.
+                    return self.take_buffered();
+                }
+                if line.len() > self.limit {
+                    return Some(Recv::Overflow { limit: self.limit });
+                }
+                Some(Recv::Line(line))
+            }
+            None if pending.len() > self.limit => {
+                // Drop what we have and skip until the next newline.
+                self.start = self.buf.len();
+                if std::mem::replace(&mut self.discarding, true) {
+                    None
+                } else {
+                    Some(Recv::Overflow { limit: self.limit })
+                }
+            }
+            None => None,
+        }
+    }
+
+    fn compact(&mut self) {
+        if self.start > 0 {
+            self.buf.drain(..self.start);
+            self.start = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+    use tokio::io::AsyncWriteExt;
+
+    fn soon() -> Instant {
+        Instant::now() + Duration::from_secs(2)
+    }
+
+    #[tokio::test]
+    async fn splits_lines_and_reports_close() {
+        let (mut w, r) = tokio::io::duplex(1024);
+        let mut lines = LineReader::new(Box::new(r), 100);
+        w.write_all(b"a\nbb\r\nccc").await.unwrap();
+        drop(w);
+        assert_eq!(lines.next_line(soon()).await, Recv::Line(b"a".to_vec()));
+        assert_eq!(lines.next_line(soon()).await, Recv::Line(b"bb\r".to_vec()));
+        assert_eq!(lines.next_line(soon()).await, Recv::Line(b"ccc".to_vec()));
+        assert_eq!(lines.next_line(soon()).await, Recv::Closed);
+    }
+
+    #[tokio::test]
+    async fn times_out_without_data() {
+        let (_w, r) = tokio::io::duplex(1024);
+        let mut lines = LineReader::new(Box::new(r), 100);
+        let deadline = Instant::now() + Duration::from_millis(20);
+        assert_eq!(lines.next_line(deadline).await, Recv::TimedOut);
+    }
+
+    #[tokio::test]
+    async fn bounds_an_endless_line() {
+        let (mut w, r) = tokio::io::duplex(1 << 20);
+        let mut lines = LineReader::new(Box::new(r), 1000);
+        tokio::spawn(async move {
+            let junk = vec![b'x'; 10_000];
+            for _ in 0..100 {
+                if w.write_all(&junk).await.is_err() {
+                    return;
+                }
+            }
+            let _ = w.write_all(b"\n{}\n").await;
+        });
+        assert_eq!(
+            lines.next_line(soon()).await,
+            Recv::Overflow { limit: 1000 }
+        );
+        assert_eq!(lines.next_line(soon()).await, Recv::Line(b"{}".to_vec()));
+        assert!(lines.buf.capacity() < 1000 + 2 * CHUNK);
+    }
+}

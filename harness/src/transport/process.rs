@@ -1,0 +1,249 @@
+//! The server behind a transport: a child process in its own process group, or an in-memory
+//! task. Either way it is ended when the handle is dropped, on every exit path.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::Child;
+use tokio::task::JoinHandle;
+
+/// How many stderr lines are kept for the report.
+const STDERR_TAIL: usize = 50;
+/// Longest stderr line kept, in bytes.
+const STDERR_LINE_MAX: usize = 1000;
+
+/// How a server ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExitInfo {
+    /// "exit status 0", "signal 9", "task returned an error: …", …
+    pub how: String,
+    /// Whether it ended cleanly (status 0 / task returned Ok).
+    pub success: bool,
+}
+
+/// Whether the server is still running.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Liveness {
+    Running,
+    Exited(ExitInfo),
+}
+
+/// Owns the running server.
+pub enum ServerHandle {
+    Process {
+        child: Child,
+        stderr: Arc<Mutex<VecDeque<String>>>,
+    },
+    Task {
+        task: Option<JoinHandle<std::io::Result<()>>>,
+        exited: Option<ExitInfo>,
+    },
+}
+
+impl std::fmt::Debug for ServerHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServerHandle::Process { child, .. } => write!(f, "Process(pid {:?})", child.id()),
+            ServerHandle::Task { .. } => write!(f, "Task"),
+        }
+    }
+}
+
+impl ServerHandle {
+    /// Wraps a spawned child whose stderr is piped; collects the stderr tail in the background.
+    pub fn process(mut child: Child) -> Self {
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        if let Some(err) = child.stderr.take() {
+            tokio::spawn(collect_stderr(err, stderr.clone()));
+        }
+        ServerHandle::Process { child, stderr }
+    }
+
+    pub fn task(task: JoinHandle<std::io::Result<()>>) -> Self {
+        ServerHandle::Task {
+            task: Some(task),
+            exited: None,
+        }
+    }
+
+    pub async fn wait_exit(&mut self, within: Duration) -> Liveness {
+        match self {
+            ServerHandle::Process { child, .. } => {
+                match tokio::time::timeout(within, child.wait()).await {
+                    Ok(Ok(status)) => Liveness::Exited(exit_info(status)),
+                    Ok(Err(e)) => Liveness::Exited(ExitInfo {
+                        how: e.to_string(),
+                        success: false,
+                    }),
+                    Err(_) => Liveness::Running,
+                }
+            }
+            ServerHandle::Task { task, exited } => {
+                if let Some(info) = exited {
+                    return Liveness::Exited(info.clone());
+                }
+                let Some(handle) = task.as_mut() else {
+                    return Liveness::Running;
+                };
+                match tokio::time::timeout(within, handle).await {
+                    Ok(joined) => {
+                        let info = task_exit(joined);
+                        *exited = Some(info.clone());
+                        *task = None;
+                        Liveness::Exited(info)
+                    }
+                    Err(_) => Liveness::Running,
+                }
+            }
+        }
+    }
+
+    pub fn poll_exit(&mut self) -> Liveness {
+        match self {
+            ServerHandle::Process { child, .. } => match child.try_wait() {
+                Ok(Some(status)) => Liveness::Exited(exit_info(status)),
+                Ok(None) => Liveness::Running,
+                Err(e) => Liveness::Exited(ExitInfo {
+                    how: e.to_string(),
+                    success: false,
+                }),
+            },
+            ServerHandle::Task { task, exited } => {
+                if let Some(info) = exited {
+                    return Liveness::Exited(info.clone());
+                }
+                match task {
+                    Some(h) if h.is_finished() => Liveness::Exited(ExitInfo {
+                        how: "task finished".into(),
+                        success: true,
+                    }),
+                    _ => Liveness::Running,
+                }
+            }
+        }
+    }
+
+    pub fn stderr_tail(&self) -> Vec<String> {
+        match self {
+            ServerHandle::Process { stderr, .. } => stderr
+                .lock()
+                .map(|s| s.iter().cloned().collect())
+                .unwrap_or_default(),
+            ServerHandle::Task { .. } => Vec::new(),
+        }
+    }
+}
+
+impl Drop for ServerHandle {
+    fn drop(&mut self) {
+        match self {
+            ServerHandle::Process { child, .. } => {
+                // The child leads its own process group: end the whole group, so grandchildren
+                // (a shell wrapper, a Python interpreter) do not outlive the check.
+                if let Some(pid) = child.id() {
+                    kill_group(pid);
+                }
+                let _ = child.start_kill();
+            }
+            ServerHandle::Task { task, .. } => {
+                if let Some(t) = task.take() {
+                    t.abort();
+                }
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn kill_group(pid: u32) {
+    if let Ok(pid) = i32::try_from(pid) {
+        // SAFETY: killpg takes plain integers and touches no memory of ours; a stale group id
+        // only makes it return ESRCH.
+        #[allow(unsafe_code)]
+        unsafe {
+            libc::killpg(pid, libc::SIGKILL);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn kill_group(_pid: u32) {}
+
+fn exit_info(status: std::process::ExitStatus) -> ExitInfo {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return ExitInfo {
+                how: format!("killed by signal {sig}"),
+                success: false,
+            };
+        }
+    }
+    match status.code() {
+        Some(c) => ExitInfo {
+            how: format!("exit status {c}"),
+            success: c == 0,
+        },
+        None => ExitInfo {
+            how: "exited".into(),
+            success: false,
+        },
+    }
+}
+
+fn task_exit(joined: Result<std::io::Result<()>, tokio::task::JoinError>) -> ExitInfo {
+    match joined {
+        Ok(Ok(())) => ExitInfo {
+            how: "server returned".into(),
+            success: true,
+        },
+        Ok(Err(e)) => ExitInfo {
+            how: format!("server failed: {e}"),
+            success: false,
+        },
+        Err(e) if e.is_panic() => ExitInfo {
+            how: "server panicked".into(),
+            success: false,
+        },
+        Err(_) => ExitInfo {
+            how: "server task cancelled".into(),
+            success: false,
+        },
+    }
+}
+
+async fn collect_stderr(mut err: impl AsyncRead + Unpin, tail: Arc<Mutex<VecDeque<String>>>) {
+    // Read in chunks and keep at most STDERR_LINE_MAX bytes of any line: a child that writes an
+    // endless stderr line must not grow our memory.
+    let mut chunk = [0u8; 8192];
+    let mut line: Vec<u8> = Vec::new();
+    let push = |line: &mut Vec<u8>| {
+        let text = String::from_utf8_lossy(line).trim_end().to_owned();
+        line.clear();
+        if let Ok(mut t) = tail.lock() {
+            if t.len() == STDERR_TAIL {
+                t.pop_front();
+            }
+            t.push_back(text);
+        }
+    };
+    loop {
+        let n = match err.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        for &b in &chunk[..n] {
+            if b == b'\n' {
+                push(&mut line);
+            } else if line.len() < STDERR_LINE_MAX {
+                line.push(b);
+            }
+        }
+    }
+    if !line.is_empty() {
+        push(&mut line);
+    }
+}

@@ -1,0 +1,477 @@
+//! The wire codec: bytes <-> [`Frame`], lossless and explicit.
+//!
+//! Every frame keeps the exact bytes it came from next to the parse result, so a transcript can
+//! show what the server really wrote. Classification follows explicit rules (never trial
+//! deserialization): an object with a string `method` is a request (with `id`) or a notification
+//! (without); an object with `result` or `error` is a response; anything else is a
+//! [`DecodeError`] that names the rule it broke.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+/// A JSON-RPC request id. The JSON type is part of the identity: `7` and `"7"` differ.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Id {
+    Int(i64),
+    Str(String),
+}
+
+impl Id {
+    pub fn to_json(&self) -> Value {
+        match self {
+            Id::Int(n) => Value::from(*n),
+            Id::Str(s) => Value::from(s.as_str()),
+        }
+    }
+
+    /// Reads an id exactly: integers and strings only.
+    pub fn from_json(value: &Value) -> Option<Id> {
+        match value {
+            Value::Number(n) => n.as_i64().map(Id::Int),
+            Value::String(s) => Some(Id::Str(s.clone())),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Id::Int(n) => write!(f, "{n}"),
+            Id::Str(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorObject {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+/// A classified JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    Request {
+        id: Id,
+        method: String,
+        params: Option<Value>,
+    },
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
+    /// A result response.
+    Response { id: Id, result: Value },
+    /// An error response; `id` is `None` when it was `null` or absent.
+    Error { id: Option<Id>, error: ErrorObject },
+    /// A JSON array of messages (only legal in 2025-03-26).
+    Batch(Vec<Result<Message, DecodeError>>),
+}
+
+impl Message {
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            Message::Request { method, .. } | Message::Notification { method, .. } => Some(method),
+            _ => None,
+        }
+    }
+
+    /// The id of a response or error (`None` for requests, notifications and batches).
+    pub fn reply_id(&self) -> Option<&Id> {
+        match self {
+            Message::Response { id, .. } => Some(id),
+            Message::Error { id, .. } => id.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Encodes to JSON (no trailing newline).
+    pub fn to_json(&self) -> Value {
+        let mut obj = Map::new();
+        obj.insert("jsonrpc".into(), "2.0".into());
+        match self {
+            Message::Request { id, method, params } => {
+                obj.insert("id".into(), id.to_json());
+                obj.insert("method".into(), method.as_str().into());
+                if let Some(p) = params {
+                    obj.insert("params".into(), p.clone());
+                }
+            }
+            Message::Notification { method, params } => {
+                obj.insert("method".into(), method.as_str().into());
+                if let Some(p) = params {
+                    obj.insert("params".into(), p.clone());
+                }
+            }
+            Message::Response { id, result } => {
+                obj.insert("id".into(), id.to_json());
+                obj.insert("result".into(), result.clone());
+            }
+            Message::Error { id, error } => {
+                obj.insert("id".into(), id.as_ref().map_or(Value::Null, Id::to_json));
+                let mut e = Map::new();
+                e.insert("code".into(), error.code.into());
+                e.insert("message".into(), error.message.as_str().into());
+                if let Some(d) = &error.data {
+                    e.insert("data".into(), d.clone());
+                }
+                obj.insert("error".into(), Value::Object(e));
+            }
+            Message::Batch(items) => {
+                // Only well-formed elements can be re-encoded; a batch with broken elements
+                // is never produced by the harness itself.
+                return Value::Array(
+                    items
+                        .iter()
+                        .filter_map(|m| m.as_ref().ok())
+                        .map(Message::to_json)
+                        .collect(),
+                );
+            }
+        }
+        Value::Object(obj)
+    }
+
+    /// Encodes as one newline-terminated line.
+    pub fn encode(&self) -> Vec<u8> {
+        encode_value(&self.to_json())
+    }
+}
+
+/// Serializes a JSON value as one newline-terminated line.
+pub fn encode_value(value: &Value) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(value).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
+}
+
+/// Why bytes are not a JSON-RPC message. Each variant names the rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("not UTF-8 (invalid byte at offset {offset})")]
+    NotUtf8 { offset: usize },
+    #[error("empty line")]
+    Empty,
+    #[error("not JSON: {message} (line {line}, column {column})")]
+    Json {
+        message: String,
+        line: usize,
+        column: usize,
+    },
+    #[error("not a JSON object (found {found})")]
+    NotAnObject { found: &'static str },
+    #[error("`jsonrpc` member is {found}, expected \"2.0\"")]
+    Version { found: String },
+    #[error("`method` is {found}, expected a string")]
+    MethodType { found: &'static str },
+    #[error("`id` is {found}, expected an integer or a string")]
+    IdType { found: String },
+    #[error("has both `result` and `error`")]
+    ResultAndError,
+    #[error("has none of `method`, `result`, `error`")]
+    Unclassifiable,
+    #[error("a response without `id`")]
+    MissingId,
+    #[error("malformed `error` object: {0}")]
+    ErrorObject(String),
+    #[error("`params` is {found}, expected an object or array")]
+    ParamsType { found: &'static str },
+}
+
+/// One line received from (or sent to) a peer: its exact bytes and what they decode to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    /// The bytes, without the line terminator.
+    pub raw: Vec<u8>,
+    /// The JSON value, when the bytes are JSON at all (kept even if not valid JSON-RPC, so a
+    /// reply with a wrong `jsonrpc` member can still be matched to its request by id).
+    pub json: Option<Value>,
+    pub parsed: Result<Message, DecodeError>,
+}
+
+impl Frame {
+    /// Decodes one line (a trailing `\r` is tolerated and kept out of the raw bytes).
+    pub fn decode(line: &[u8]) -> Frame {
+        let raw = line.strip_suffix(b"\r").unwrap_or(line).to_vec();
+        let text = match std::str::from_utf8(&raw) {
+            Ok(t) => t,
+            Err(e) => {
+                let parsed = Err(DecodeError::NotUtf8 {
+                    offset: e.valid_up_to(),
+                });
+                return Frame {
+                    raw,
+                    json: None,
+                    parsed,
+                };
+            }
+        };
+        if text.trim().is_empty() {
+            return Frame {
+                raw,
+                json: None,
+                parsed: Err(DecodeError::Empty),
+            };
+        }
+        let json: Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => {
+                let parsed = Err(DecodeError::Json {
+                    message: json_error_text(&e),
+                    line: e.line(),
+                    column: e.column(),
+                });
+                return Frame {
+                    raw,
+                    json: None,
+                    parsed,
+                };
+            }
+        };
+        let parsed = classify(&json);
+        Frame {
+            raw,
+            json: Some(json),
+            parsed,
+        }
+    }
+
+    /// The `id` member as the peer wrote it, even for frames that are not valid JSON-RPC.
+    pub fn raw_id(&self) -> Option<&Value> {
+        self.json.as_ref()?.get("id")
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.raw).into_owned()
+    }
+}
+
+fn json_error_text(e: &serde_json::Error) -> String {
+    // serde_json appends " at line X column Y"; we report those separately.
+    let full = e.to_string();
+    match full.rfind(" at line ") {
+        Some(i) => full[..i].to_owned(),
+        None => full,
+    }
+}
+
+/// Classifies a JSON value by explicit rules.
+pub fn classify(value: &Value) -> Result<Message, DecodeError> {
+    let obj = match value {
+        Value::Object(o) => o,
+        Value::Array(items) => return Ok(Message::Batch(items.iter().map(classify).collect())),
+        other => {
+            return Err(DecodeError::NotAnObject {
+                found: type_name(other),
+            });
+        }
+    };
+    match obj.get("jsonrpc") {
+        Some(Value::String(s)) if s == "2.0" => {}
+        Some(other) => {
+            return Err(DecodeError::Version {
+                found: other.to_string(),
+            });
+        }
+        None => {
+            return Err(DecodeError::Version {
+                found: "absent".into(),
+            });
+        }
+    }
+    let id = match obj.get("id") {
+        None => None,
+        Some(Value::Null) => Some(None),
+        Some(v) => match Id::from_json(v) {
+            Some(id) => Some(Some(id)),
+            None => {
+                return Err(DecodeError::IdType {
+                    found: v.to_string(),
+                });
+            }
+        },
+    };
+    if let Some(m) = obj.get("method") {
+        let Value::String(method) = m else {
+            return Err(DecodeError::MethodType {
+                found: type_name(m),
+            });
+        };
+        let params = match obj.get("params") {
+            None => None,
+            Some(p @ (Value::Object(_) | Value::Array(_))) => Some(p.clone()),
+            Some(p) => {
+                return Err(DecodeError::ParamsType {
+                    found: type_name(p),
+                });
+            }
+        };
+        let method = method.clone();
+        return match id {
+            None => Ok(Message::Notification { method, params }),
+            Some(Some(id)) => Ok(Message::Request { id, method, params }),
+            Some(None) => Err(DecodeError::IdType {
+                found: "null".into(),
+            }),
+        };
+    }
+    match (obj.get("result"), obj.get("error")) {
+        (Some(_), Some(_)) => Err(DecodeError::ResultAndError),
+        (Some(result), None) => match id {
+            Some(Some(id)) => Ok(Message::Response {
+                id,
+                result: result.clone(),
+            }),
+            Some(None) => Err(DecodeError::IdType {
+                found: "null".into(),
+            }),
+            None => Err(DecodeError::MissingId),
+        },
+        (None, Some(error)) => {
+            let error = error_object(error)?;
+            Ok(Message::Error {
+                id: id.flatten(),
+                error,
+            })
+        }
+        (None, None) => Err(DecodeError::Unclassifiable),
+    }
+}
+
+fn error_object(value: &Value) -> Result<ErrorObject, DecodeError> {
+    let Value::Object(e) = value else {
+        return Err(DecodeError::ErrorObject(format!(
+            "{} instead of an object",
+            type_name(value)
+        )));
+    };
+    let code = match e.get("code") {
+        Some(Value::Number(n)) => n
+            .as_i64()
+            .ok_or_else(|| DecodeError::ErrorObject(format!("`code` {n} is not an integer")))?,
+        Some(other) => {
+            return Err(DecodeError::ErrorObject(format!(
+                "`code` is {}",
+                type_name(other)
+            )));
+        }
+        None => return Err(DecodeError::ErrorObject("no `code`".into())),
+    };
+    let message = match e.get("message") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => {
+            return Err(DecodeError::ErrorObject(format!(
+                "`message` is {}",
+                type_name(other)
+            )));
+        }
+        None => return Err(DecodeError::ErrorObject("no `message`".into())),
+    };
+    Ok(ErrorObject {
+        code,
+        message,
+        data: e.get("data").cloned(),
+    })
+}
+
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn decode(s: &str) -> Result<Message, DecodeError> {
+        Frame::decode(s.as_bytes()).parsed
+    }
+
+    #[test]
+    fn classifies_each_kind() {
+        assert!(matches!(
+            decode(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            Ok(Message::Request { id: Id::Int(1), .. })
+        ));
+        assert!(matches!(
+            decode(r#"{"jsonrpc":"2.0","method":"notifications/x"}"#),
+            Ok(Message::Notification { .. })
+        ));
+        assert!(matches!(
+            decode(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#),
+            Ok(Message::Response { id: Id::Str(_), .. })
+        ));
+        assert!(matches!(
+            decode(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#),
+            Ok(Message::Error { id: None, .. })
+        ));
+    }
+
+    #[test]
+    fn names_the_broken_rule() {
+        assert_eq!(decode(""), Err(DecodeError::Empty));
+        assert!(matches!(
+            decode("{oops"),
+            Err(DecodeError::Json { line: 1, .. })
+        ));
+        assert_eq!(
+            decode("3"),
+            Err(DecodeError::NotAnObject { found: "a number" })
+        );
+        assert_eq!(
+            decode(r#"{"jsonrpc":"2","id":1,"result":{}}"#),
+            Err(DecodeError::Version {
+                found: "\"2\"".into()
+            })
+        );
+        assert_eq!(
+            decode(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":""}}"#),
+            Err(DecodeError::ResultAndError)
+        );
+        assert_eq!(
+            decode(r#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#),
+            Err(DecodeError::IdType {
+                found: "1.5".into()
+            })
+        );
+        assert_eq!(
+            decode(r#"{"jsonrpc":"2.0","result":{}}"#),
+            Err(DecodeError::MissingId)
+        );
+        assert!(matches!(
+            Frame::decode(b"\xff\xfe").parsed,
+            Err(DecodeError::NotUtf8 { offset: 0 })
+        ));
+    }
+
+    #[test]
+    fn keeps_json_of_invalid_rpc_for_id_matching() {
+        let f = Frame::decode(br#"{"jsonrpc":"1.0","id":4,"result":{}}"#);
+        assert!(f.parsed.is_err());
+        assert_eq!(f.raw_id(), Some(&json!(4)));
+    }
+
+    #[test]
+    fn round_trips() {
+        let m = Message::Request {
+            id: Id::Str("7".into()),
+            method: "tools/list".into(),
+            params: Some(json!({"_meta": {}})),
+        };
+        assert_eq!(
+            Frame::decode(&m.encode()[..m.encode().len() - 1]).parsed,
+            Ok(m)
+        );
+    }
+}

@@ -1,0 +1,150 @@
+//! Helpers shared by the harness's integration tests.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mcp_reference_server::faults::Fault;
+use mcpspec::check::CheckOptions;
+use mcpspec::driver::Settings;
+use mcpspec::{Check, RunOptions, RunReport, Target};
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The embedded reference server with these faults.
+pub fn reference_with(faults: &[&str]) -> Target {
+    let mut config = mcp_reference_server::Config::default();
+    for name in faults {
+        let fault: Fault = name.parse().unwrap_or_else(|e| panic!("{e}"));
+        config.faults = std::mem::take(&mut config.faults).with(fault);
+    }
+    Target::Embedded(config)
+}
+
+/// Options the tests run with: the reference server's tools allowed, the probe profile off.
+pub fn options() -> RunOptions {
+    RunOptions {
+        checks: CheckOptions {
+            allowed_tools: vec!["add".into(), "echo".into()],
+            probe_profile: false,
+        },
+        jobs: 8,
+        ..RunOptions::default()
+    }
+}
+
+/// Shorter waits for runs where faults make the server silent on purpose.
+pub fn quick_options() -> RunOptions {
+    let mut o = options();
+    o.settings = Settings {
+        expect_timeout: Duration::from_millis(700),
+        ..Settings::default()
+    };
+    o
+}
+
+pub async fn run(target: Target, checks: &[Check], options: RunOptions) -> RunReport {
+    mcpspec::run(target, checks, options)
+        .await
+        .expect("the target starts")
+}
+
+/// The Python venv's interpreter; panics (not skips) with the command that creates it.
+pub fn venv_python() -> PathBuf {
+    let venv = std::env::var_os("MCPSPEC_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".venv"));
+    let python = venv.join("bin").join("python");
+    assert!(
+        python.exists(),
+        "the Python SDK venv is missing at {}: create it with `bash scripts/python-venv.sh`",
+        venv.display()
+    );
+    python
+}
+
+/// The Python SDK fixture server as a stdio target.
+pub fn python_server(extra: &[&str]) -> Target {
+    let script = repo_root().join("fixtures/servers/python/server.py");
+    Target::command(venv_python().display().to_string())
+        .arg(script.display().to_string())
+        .args(extra.iter().map(|s| s.to_string()))
+}
+
+/// A transcript in snapshot form: volatile fields redacted by shape, and the arrival order
+/// within one burst of replies normalised (STDIO-8 allows any order).
+pub fn snapshot_form(entries: &[mcpspec::transcript::Entry]) -> serde_json::Value {
+    let mut values: Vec<serde_json::Value> = entries
+        .iter()
+        .map(|e| serde_json::to_value(e).expect("entries serialize"))
+        .collect();
+    for v in &mut values {
+        redact(v);
+    }
+    let mut i = 0;
+    while i < values.len() {
+        let mut j = i;
+        while j < values.len()
+            && values[j]["event"] == "recv"
+            && values[j]["conn"] == values[i]["conn"]
+        {
+            j += 1;
+        }
+        if j > i + 1 {
+            values[i..j].sort_by_key(|v| v["message"].to_string());
+        }
+        i = j.max(i + 1);
+    }
+    for (n, v) in values.iter_mut().enumerate() {
+        v["seq"] = serde_json::json!(n + 1);
+    }
+    serde_json::Value::Array(values)
+}
+
+fn redact(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (k, child) in map.iter_mut() {
+                if (k == "serverInfo" || k == "io.modelcontextprotocol/serverInfo")
+                    && child.is_object()
+                {
+                    if let Some(ver) = child.get_mut("version") {
+                        *ver = serde_json::json!("[version]");
+                    }
+                }
+                if k == "version"
+                    && child
+                        .as_str()
+                        .is_some_and(|s| s.starts_with(env!("CARGO_PKG_VERSION")))
+                {
+                    *child = serde_json::json!("[version]");
+                }
+                redact(child);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(redact),
+        _ => {}
+    }
+}
+
+/// The `mcp-reference-server` binary next to this test's executable (cargo builds every bin of
+/// the workspace for `cargo test --workspace`).
+pub fn reference_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test knows its path");
+    let dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target/<profile>/deps");
+    let bin = dir.join("mcp-reference-server");
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo build -p mcp-reference-server`",
+        bin.display()
+    );
+    bin
+}

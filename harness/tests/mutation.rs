@@ -1,0 +1,74 @@
+//! Every check is shown to fail: each one is run against each reference-server fault it names,
+//! and must not pass there. A check that names no fault fails this test.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use mcp_reference_server::faults::Fault;
+use mcpspec::checks::catalogue;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_check_fails_under_its_faults() {
+    let mut runs = Vec::new();
+    for check in catalogue() {
+        assert!(
+            !check.faults.is_empty(),
+            "{} names no fault that makes it fail",
+            check.id
+        );
+        for fault in check.faults {
+            assert!(
+                fault.parse::<Fault>().is_ok(),
+                "{} names unknown fault {fault}",
+                check.id
+            );
+            let target = common::reference_with(&[fault]);
+            runs.push(tokio::spawn(async move {
+                let report = common::run(target, &[check], common::quick_options()).await;
+                (check.id, *fault, report.results[0].outcome.clone())
+            }));
+        }
+    }
+    let mut missed = Vec::new();
+    let total = runs.len();
+    for run in runs {
+        let (id, fault, outcome) = run.await.expect("the run completes");
+        if !outcome.is_violation() {
+            missed.push(format!(
+                "{id} under {fault}: {} — {}",
+                outcome.kind, outcome.message
+            ));
+        }
+    }
+    assert!(
+        missed.is_empty(),
+        "{} of {total} check/fault pairs did not catch the fault:\n{}",
+        missed.len(),
+        missed.join("\n")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_fault_is_caught_by_some_check() {
+    let named: std::collections::BTreeSet<&str> = catalogue()
+        .iter()
+        .flat_map(|c| c.faults.iter().copied())
+        .collect();
+    let unused: Vec<&str> = Fault::ALL
+        .iter()
+        .map(|f| f.name())
+        .filter(|n| !named.contains(n))
+        .collect();
+    // Faults of areas whose checks live in other suites (deadlock, middleware, ...) are
+    // listed with the suite that covers them.
+    let covered_elsewhere: &[&str] = &[];
+    let unexplained: Vec<&&str> = unused
+        .iter()
+        .filter(|n| !covered_elsewhere.contains(n))
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "faults no check names: {unexplained:?}"
+    );
+}

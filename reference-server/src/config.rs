@@ -1,0 +1,79 @@
+//! What the server is told at start-up: faults, the eras it serves, the probe profile.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::faults::Faults;
+
+/// Start-up configuration. `Default`: no faults, both eras, no probe profile.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub faults: Faults,
+    pub eras: Eras,
+    /// Installs the probe middleware and lists the `mcpspec_probe_log` tool.
+    pub probe_profile: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            faults: Faults::none(),
+            eras: Eras::Both,
+            probe_profile: false,
+        }
+    }
+}
+
+/// Which protocol eras the server serves (`--eras`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eras {
+    /// 2026-07-28 only: `initialize` gets -32601 naming the supported versions.
+    Modern,
+    /// The `initialize` revisions only: `server/discover` is never answered with a result.
+    Legacy,
+    /// Both; the first request selects the era of the connection (see the crate doc).
+    Both,
+}
+
+impl FromStr for Eras {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "modern" => Ok(Eras::Modern),
+            "legacy" => Ok(Eras::Legacy),
+            "both" => Ok(Eras::Both),
+            other => Err(format!(
+                "unknown eras `{other}` (expected modern, legacy or both)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Eras {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Eras::Modern => "modern",
+            Eras::Legacy => "legacy",
+            Eras::Both => "both",
+        })
+    }
+}
+
+/// The era one message is handled in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// 2026-07-28: stateless, per-request `_meta` envelope.
+    Modern,
+    /// 2024-11-05 .. 2025-11-25: the `initialize` handshake.
+    Legacy,
+}
+
+impl Era {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Era::Modern => "modern",
+            Era::Legacy => "legacy",
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! From a decoded message to a reply: build the [`Ctx`], run the chain, commit a staged
+//! handshake, turn the outcome into at most one reply. Also the endpoint the chain ends in,
+//! which routes by era.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+use crate::config::Era;
+use crate::connection::Connection;
+use crate::faults::Fault;
+use crate::middleware::{Ctx, Middleware, Next, Outcome};
+use crate::protocol::{meta, method};
+use crate::wire::{Outbound, RequestId};
+use crate::{legacy, modern};
+
+/// True if the message announces the modern era: `server/discover`, or a `_meta` carrying the
+/// protocolVersion or clientCapabilities key.
+pub(crate) fn is_modern_marked(method_name: &str, params: Option<&Value>) -> bool {
+    if method_name == method::DISCOVER {
+        return true;
+    }
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .is_some_and(|m| {
+            m.contains_key(meta::PROTOCOL_VERSION) || m.contains_key(meta::CLIENT_CAPABILITIES)
+        })
+}
+
+/// The context for one inbound request or notification; selects (and may lock) the era.
+pub(crate) fn make_ctx(
+    conn: &Arc<Connection>,
+    id: Option<RequestId>,
+    method_name: String,
+    params: Option<Value>,
+) -> Ctx {
+    let marked = is_modern_marked(&method_name, params.as_ref());
+    let era = conn.select_era(marked, &method_name, id.is_some());
+    let client_meta = params
+        .as_ref()
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .cloned();
+    let protocol_version = match era {
+        Some(Era::Modern) => client_meta
+            .as_ref()
+            .and_then(|m| m.get(meta::PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        Some(Era::Legacy) => conn.negotiated(),
+        None => None,
+    };
+    Ctx {
+        method: method_name,
+        params,
+        id,
+        protocol_version,
+        era,
+        client_meta,
+        conn: conn.clone(),
+        staged: Arc::new(Mutex::new(None)),
+    }
+}
+
+/// Runs one message through the chain; returns the reply to write, if any.
+pub(crate) async fn run(
+    conn: Arc<Connection>,
+    chain: Arc<[Middleware]>,
+    ctx: Ctx,
+) -> Option<Outbound> {
+    let id = ctx.id.clone();
+    let original_method = ctx.method.clone();
+    let staged = ctx.staged.clone();
+    let outcome = Next::start(chain).run(ctx).await;
+
+    let negotiated = staged.lock().ok().and_then(|mut slot| slot.take());
+    let reply = match &id {
+        Some(id) => Some(Outbound::Reply {
+            id: id.as_json().clone(),
+            outcome: outcome.clone(),
+        }),
+        None => notification_reply(&conn, &original_method, &outcome),
+    };
+    // The reply goes out before anything the commit sends (e.g. the roots-before-initialized
+    // fault's request), so write it here and return nothing.
+    if let Some(version) = negotiated {
+        if outcome.is_ok() || conn.has(Fault::VetoCommitsInitialize) {
+            if let Some(reply) = reply {
+                conn.send(reply);
+            }
+            conn.commit_legacy(version);
+            return None;
+        }
+    }
+    reply
+}
+
+/// Notifications are never answered, faults aside.
+fn notification_reply(conn: &Connection, method_name: &str, outcome: &Outcome) -> Option<Outbound> {
+    let error_reply = |outcome: &Outcome| {
+        let error = match outcome {
+            Err(error) => error.clone(),
+            Ok(_) => crate::error::RpcError::invalid_request("notifications are not answered"),
+        };
+        Some(Outbound::Reply {
+            id: Value::Null,
+            outcome: Err(error),
+        })
+    };
+    if conn.has(Fault::ReplyToNotifications) {
+        return error_reply(outcome);
+    }
+    if method_name == method::INITIALIZED && conn.has(Fault::ReplyToInitialized) {
+        return Some(Outbound::Reply {
+            id: Value::Null,
+            outcome: Ok(json!({})),
+        });
+    }
+    if method_name == method::CANCELLED
+        && outcome.is_err()
+        && conn.has(Fault::AnswerInvalidCancellation)
+    {
+        return error_reply(outcome);
+    }
+    match outcome {
+        Ok(answer @ Value::Object(_)) if conn.has(Fault::ProbeNotificationAnswered) => {
+            Some(Outbound::Reply {
+                id: Value::Null,
+                outcome: Ok(answer.clone()),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The innermost link: route by era to lookup, validation, handler.
+pub(crate) async fn endpoint(ctx: Ctx) -> Outcome {
+    match ctx.era {
+        Some(Era::Modern) => modern::handle(ctx).await,
+        Some(Era::Legacy) => legacy::handle(ctx).await,
+        None => undecided(ctx).await,
+    }
+}
+
+/// A both-eras connection before any era is chosen: the message has no modern envelope and is
+/// not `initialize`. `ping` is answered (clients may ping before the handshake); any other
+/// request gets -32602, which is right for both readings: a modern request missing `_meta`
+/// (META-1) and a legacy request before `initialize` (any error, POL-18).
+async fn undecided(ctx: Ctx) -> Outcome {
+    if ctx.id.is_none() || ctx.method == method::PING {
+        return legacy::handle(ctx).await;
+    }
+    Err(crate::error::RpcError::invalid_params(format!(
+        "`{}` without the 2026-07-28 `params._meta` envelope, before any `initialize`: \
+         modern requests need `_meta` with protocolVersion and clientCapabilities; legacy \
+         clients must `initialize` first",
+        ctx.method
+    )))
+}

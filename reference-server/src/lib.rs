@@ -1,0 +1,276 @@
+//! `mcp-reference-server`: an independent, dual-era MCP server with a middleware chain and
+//! fault switches. It is the target mcpspec proves every check against: each [`Fault`] makes
+//! it violate one requirement on purpose.
+//!
+//! # Data flow
+//!
+//! ```text
+//! input bytes --LineReader (newline framing, 16 MiB cap)--> wire::decode --> Inbound
+//!   parse error / invalid request / batch ......................... answered by the reader
+//!   response (to a server->client request) ........................ routed to its waiter
+//!   request / notification --> Ctx (era selected) --> middleware chain --> endpoint
+//!        endpoint = era routing -> method lookup -> validation -> handler -> stamping
+//!   outcome --> at most one reply --> the single writer (Encoder) --> output bytes
+//! ```
+//!
+//! `initialize` is handled **inline**: the reader reads nothing more until its chain returns,
+//! and the negotiated version is committed only if the whole chain succeeded. Every other
+//! message runs concurrently with the reader (answered by id); a handler that does not wait
+//! finishes before the next line is read, so replies come out in arrival order.
+//!
+//! # Middleware
+//!
+//! A middleware is a plain `async fn(ctx: Ctx, next: Next) -> Outcome`; `next` is owned and
+//! `next.run(ctx).await` runs the rest of the chain. The list is walked outermost-first:
+//! `middleware[0]` is nearest the wire.
+//!
+//! ```text
+//!        request ──▶ ┌─ a (middleware[0]) ─────────────────────────────┐ ──▶ reply
+//!                    │  a-in   ┌─ b (middleware[1]) ───────────┐ a-out │
+//!                    │         │  b-in   ┌─ endpoint ──┐ b-out │       │
+//!                    │         │         │ lookup      │       │       │
+//!                    │         │         │ validation  │       │       │
+//!                    │         │         │ handler     │       │       │
+//!                    │         │         │ stamping    │       │       │
+//!                    │         │         └─────────────┘       │       │
+//!                    │         └───────────────────────────────┘       │
+//!                    └─────────────────────────────────────────────────┘
+//! ```
+//!
+//! The chain wraps every inbound request and notification: `server/discover`, `initialize`,
+//! notifications, unknown methods. (Parse errors, invalid requests and batches-as-errors never
+//! become messages; client responses go to the server request awaiting them.) Four powers:
+//!
+//! - **observe**: read the [`Ctx`] (method, raw params, id, protocol version, era, client
+//!   `_meta`) and the [`Outcome`] `next` returns, errors included: a handler error flows back
+//!   through `next`, so an outer middleware sees (and can time) failures;
+//! - **refuse**: return `Err` without calling `next`; the error is the reply and the connection
+//!   serves the next message. A refused `initialize` leaves the connection uninitialized, and a
+//!   later `initialize` works;
+//! - **rewrite**: change `ctx.method` / `ctx.params` before `next`: lookup, validation and the
+//!   handler read the changed values;
+//! - **answer**: return `Ok(result)` without calling `next`: the result is sent verbatim. The
+//!   endpoint stamps modern results (`resultType`, serverInfo), so an answer is never stamped.
+//!
+//! For a notification the outcome is discarded: notifications are never answered. A
+//! middleware that awaits a server->client request ([`Peer::request`]) while `initialize` is
+//! being handled deadlocks: the reader is parked and never reads the reply (this is the
+//! behaviour mcpspec's deadlock checks detect; the `deadlock-on-initialize` fault and the
+//! probe profile do it on purpose).
+//!
+//! [`Server::new`] puts the [`tracing_middleware`] first (one `mcp.message` span per message
+//! with method, id, version and era; silent without a subscriber; remove it through
+//! [`Server::middleware_mut`]), then the probe middleware with the probe profile (see
+//! [`probe`]), then the fault middlewares; [`Server::with_middleware`] appends innermost.
+//!
+//! # Eras
+//!
+//! Modern (2026-07-28) requests carry their own `_meta` envelope; legacy revisions (2024-11-05,
+//! 2025-03-26, 2025-06-18, 2025-11-25) use the `initialize` handshake. With
+//! [`Eras::Both`] (the default) the first request selects the era of the connection (on stdio:
+//! of the process):
+//!
+//! - a request whose `params._meta` has the `io.modelcontextprotocol/protocolVersion` or
+//!   `io.modelcontextprotocol/clientCapabilities` key, or any `server/discover`, locks the
+//!   connection **modern** at once (so `initialize` with the modern envelope gets -32601);
+//! - an `initialize` without those keys is handled as legacy, and a successful handshake
+//!   locks the connection **legacy**; a refused one leaves it undecided;
+//! - before either: `ping` is answered `{}`, notifications are ignored, and any other request
+//!   gets -32602 (it is a modern request missing its envelope, or a legacy request before
+//!   `initialize`; -32602 is right for both);
+//! - once locked, every message is handled in that era: on a legacy connection `_meta` is
+//!   plain metadata and `server/discover` is an unknown method (-32601); on a modern one
+//!   `initialize`, `ping`, `logging/setLevel` and `resources/(un)subscribe` are -32601.
+//!
+//! [`Eras::Modern`]: everything is modern; `initialize` (with or without the envelope) gets
+//! -32601 with `data.supported` naming the modern versions (VER-5).
+//! [`Eras::Legacy`]: everything is legacy; requests other than `initialize` and `ping` before
+//! the handshake (including `server/discover`) get -32600 "not initialized", and
+//! `server/discover` after it gets -32601: never a DiscoverResult.
+//!
+//! # Legacy decisions where the spec is open
+//!
+//! - Unknown requested version: counter-offer 2025-11-25 (LEG-2), also for `2026-07-28`
+//!   requested through a bare `initialize` (VER-6).
+//! - A second `initialize` after a successful one: -32600 "already initialized".
+//! - Batches only on a 2025-03-26 session (RPC-10): an array of replies (notifications add
+//!   none; none at all -> no reply); an empty array -> -32600; `initialize` inside -> -32600
+//!   for that element. Elsewhere an array gets one -32600 with id null.
+//! - After `notifications/initialized` the server sends one `ping` request (id `srv-N`).
+//! - Resource not found: -32002 in legacy (LEG-13), -32602 in modern (FEAT-1).
+//!
+//! # Stdio
+//!
+//! [`serve_stream`] serves newline-delimited JSON-RPC on any byte stream; the binary serves
+//! stdin/stdout. Logs go to stderr (tracing), never stdout. The server stops at input EOF
+//! (in-flight requests get up to 200 ms).
+
+#![forbid(unsafe_code)]
+
+pub mod config;
+mod connection;
+mod dispatch;
+pub mod error;
+pub mod faults;
+mod legacy;
+pub mod middleware;
+mod modern;
+pub mod probe;
+pub mod protocol;
+mod resources;
+mod stdio;
+pub mod tools;
+pub mod wire;
+
+use std::io;
+use std::sync::Arc;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+
+pub use crate::config::{Config, Era, Eras};
+pub use crate::connection::Peer;
+pub use crate::error::RpcError;
+pub use crate::faults::{Fault, Faults};
+pub use crate::middleware::{
+    BoxFuture, Ctx, Kind, Middleware, Next, Outcome, from_fn, tracing_middleware,
+};
+pub use crate::wire::RequestId;
+
+use crate::protocol::method;
+
+/// Serves newline-delimited JSON-RPC on any byte stream until input EOF (stdio semantics).
+///
+/// Returns at input EOF (never, under the `ignore-eof` fault, until dropped), or when a fault
+/// says "exit" (`Ok`) or "crash" (`Err`).
+pub async fn serve_stream<R, W>(config: Config, input: R, output: W) -> io::Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    Server::new(config).serve(input, output).await
+}
+
+/// A configured server with its middleware list.
+#[derive(Debug, Clone)]
+pub struct Server {
+    config: Config,
+    middleware: Vec<Middleware>,
+}
+
+impl Server {
+    /// The default list: tracing, then the probe (with the probe profile), then fault
+    /// middlewares (`deadlock-on-initialize`, `silent-deadlock-on-initialize`).
+    pub fn new(config: Config) -> Self {
+        let mut middleware = vec![tracing_middleware()];
+        if config.probe_profile {
+            middleware.push(probe::probe_middleware());
+        }
+        if config.faults.has(Fault::DeadlockOnInitialize) {
+            middleware.push(from_fn(
+                "fault:deadlock-on-initialize",
+                deadlock_on_initialize,
+            ));
+        }
+        if config.faults.has(Fault::SilentDeadlockOnInitialize) {
+            middleware.push(from_fn(
+                "fault:silent-deadlock-on-initialize",
+                silent_deadlock_on_initialize,
+            ));
+        }
+        Self { config, middleware }
+    }
+
+    /// A server with an empty middleware list (the endpoint only).
+    pub fn bare(config: Config) -> Self {
+        Self {
+            config,
+            middleware: Vec::new(),
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn middleware(&self) -> &[Middleware] {
+        &self.middleware
+    }
+
+    /// The list, to reorder or remove entries (e.g. the [`middleware::TRACING`] one).
+    pub fn middleware_mut(&mut self) -> &mut Vec<Middleware> {
+        &mut self.middleware
+    }
+
+    /// Appends a middleware innermost (nearest the endpoint).
+    pub fn with_middleware(mut self, middleware: Middleware) -> Self {
+        self.middleware.push(middleware);
+        self
+    }
+
+    /// Serves one byte stream; see [`serve_stream`].
+    pub async fn serve<R, W>(self, input: R, output: W) -> io::Result<()>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let chain: Arc<[Middleware]> = self.middleware.into();
+        stdio::serve(self.config, chain, input, output).await
+    }
+}
+
+/// `deadlock-on-initialize`: awaits a client reply during `initialize`, which is inline.
+async fn deadlock_on_initialize(ctx: Ctx, next: Next) -> Outcome {
+    if ctx.method == method::INITIALIZE {
+        let _ = ctx.peer().request(method::PING, None).await;
+    }
+    next.run(ctx).await
+}
+
+/// `silent-deadlock-on-initialize`: like an SDK that queues the outbound request behind the
+/// reply it is waiting to finish: the `ping` is never written, and the wait never ends.
+async fn silent_deadlock_on_initialize(ctx: Ctx, next: Next) -> Outcome {
+    if ctx.method == method::INITIALIZE {
+        std::future::pending::<()>().await;
+    }
+    next.run(ctx).await
+}
+
+/// Entry points for the cargo-fuzz targets (`fuzz/`); not a stable API.
+#[doc(hidden)]
+pub mod fuzzing {
+    use std::time::Duration;
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use crate::Config;
+
+    /// Decodes one line with the server's codec (must never panic).
+    pub fn decode(line: &[u8]) -> crate::wire::Inbound {
+        crate::wire::decode(line, &crate::Faults::none())
+    }
+
+    /// Serves `input` (then EOF) and returns everything written, bounded by 5 s of wall time.
+    pub fn serve_bytes(config: Config, input: &[u8]) -> std::io::Result<Vec<u8>> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        runtime.block_on(async {
+            let (mut client_w, server_r) = tokio::io::duplex(1 << 16);
+            let (server_w, mut client_r) = tokio::io::duplex(1 << 16);
+            let server = tokio::spawn(crate::serve_stream(config, server_r, server_w));
+            let feed = async {
+                client_w.write_all(input).await?;
+                client_w.shutdown().await
+            };
+            let mut out = Vec::new();
+            let collect = client_r.read_to_end(&mut out);
+            let io = async { tokio::try_join!(feed, collect) };
+            match tokio::time::timeout(Duration::from_secs(5), io).await {
+                Ok(result) => result.map(|_| ())?,
+                Err(_) => return Err(std::io::Error::other("the server did not finish in 5 s")),
+            }
+            server.abort();
+            Ok(out)
+        })
+    }
+}

@@ -1,0 +1,211 @@
+//! The middleware chain: plain `async fn(ctx, next)` functions with an owned [`Next`].
+//!
+//! ```text
+//!            wire (reader)                                         wire (writer)
+//!                 |                                                     ^
+//!   middleware[0] |  in ------------------------------------- out  |   e.g. tracing
+//!   middleware[1] |    in ------------------------------- out      |   e.g. probe
+//!        ...      v                                                 |
+//!                  endpoint: era routing -> lookup -> validation -> handler -> stamping
+//! ```
+//!
+//! `middleware[0]` is nearest the wire: it sees the message first and the outcome last, so a
+//! chain `[a, b]` runs `a-in, b-in, endpoint, b-out, a-out`. The endpoint stamps modern
+//! results (`resultType`, serverInfo); a middleware that answers is not stamped.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value};
+use tracing::Instrument;
+
+use crate::config::Era;
+use crate::connection::{Connection, Peer};
+use crate::dispatch;
+use crate::error::RpcError;
+use crate::wire::RequestId;
+
+/// A boxed, sendable future.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// What a chain returns: the `result` member, or the `error` member. Discarded for
+/// notifications.
+pub type Outcome = Result<Value, RpcError>;
+
+/// Request or notification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Request,
+    Notification,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Request => "request",
+            Kind::Notification => "notification",
+        }
+    }
+}
+
+/// One inbound message as the chain sees it. Middleware may change any public field before
+/// calling `next` (rewrite): the endpoint reads `method`, `params` and `era` from here.
+#[derive(Clone)]
+pub struct Ctx {
+    pub method: String,
+    /// The raw `params` member, as sent (including `_meta`).
+    pub params: Option<Value>,
+    /// `None` for notifications.
+    pub id: Option<RequestId>,
+    /// Modern: the request's `_meta` protocolVersion. Legacy: the negotiated version (none
+    /// before a handshake has committed).
+    pub protocol_version: Option<String>,
+    /// `None` while a both-eras connection has not chosen (see the crate doc).
+    pub era: Option<Era>,
+    /// `params._meta` as the client sent it.
+    pub client_meta: Option<Map<String, Value>>,
+    pub(crate) conn: Arc<Connection>,
+    /// The legacy version an `initialize` handler negotiated; committed only if the whole
+    /// chain succeeds.
+    pub(crate) staged: Arc<Mutex<Option<String>>>,
+}
+
+impl fmt::Debug for Ctx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ctx")
+            .field("method", &self.method)
+            .field("params", &self.params)
+            .field("id", &self.id)
+            .field("protocol_version", &self.protocol_version)
+            .field("era", &self.era)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Ctx {
+    pub fn kind(&self) -> Kind {
+        if self.id.is_some() {
+            Kind::Request
+        } else {
+            Kind::Notification
+        }
+    }
+
+    /// A handle for server->client requests (legacy era; see [`Peer::request`]).
+    pub fn peer(&self) -> Peer {
+        Peer {
+            conn: self.conn.clone(),
+        }
+    }
+
+    pub(crate) fn stage_negotiated(&self, version: String) {
+        if let Ok(mut slot) = self.staged.lock() {
+            *slot = Some(version);
+        }
+    }
+}
+
+type MiddlewareFn = dyn Fn(Ctx, Next) -> BoxFuture<Outcome> + Send + Sync;
+
+/// One link of the chain.
+#[derive(Clone)]
+pub struct Middleware {
+    name: Arc<str>,
+    f: Arc<MiddlewareFn>,
+}
+
+impl fmt::Debug for Middleware {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Middleware").field(&self.name).finish()
+    }
+}
+
+impl Middleware {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Makes a middleware of an `async fn(Ctx, Next) -> Outcome`.
+pub fn from_fn<F, Fut>(name: &str, f: F) -> Middleware
+where
+    F: Fn(Ctx, Next) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Outcome> + Send + 'static,
+{
+    Middleware {
+        name: name.into(),
+        f: Arc::new(move |ctx, next| Box::pin(f(ctx, next))),
+    }
+}
+
+/// The rest of the chain: the inner middleware, then the endpoint.
+pub struct Next {
+    chain: Arc<[Middleware]>,
+    index: usize,
+}
+
+impl fmt::Debug for Next {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rest: Vec<&str> = self.chain[self.index.min(self.chain.len())..]
+            .iter()
+            .map(Middleware::name)
+            .collect();
+        f.debug_struct("Next").field("rest", &rest).finish()
+    }
+}
+
+impl Next {
+    /// The whole chain, from the outermost middleware.
+    pub(crate) fn start(chain: Arc<[Middleware]>) -> Self {
+        Self { chain, index: 0 }
+    }
+
+    /// Runs the rest of the chain on `ctx`.
+    pub async fn run(self, ctx: Ctx) -> Outcome {
+        match self.chain.get(self.index).cloned() {
+            Some(middleware) => {
+                let next = Next {
+                    chain: self.chain,
+                    index: self.index + 1,
+                };
+                (middleware.f)(ctx, next).await
+            }
+            None => dispatch::endpoint(ctx).await,
+        }
+    }
+}
+
+/// The default tracing middleware: one `mcp.message` span per inbound message with method, id,
+/// version and era; an event with the outcome. Silent unless a subscriber is installed.
+pub fn tracing_middleware() -> Middleware {
+    from_fn(TRACING, trace)
+}
+
+/// The name of [`tracing_middleware`] (to find or remove it).
+pub const TRACING: &str = "tracing";
+
+async fn trace(ctx: Ctx, next: Next) -> Outcome {
+    let id = ctx
+        .id
+        .as_ref()
+        .map_or_else(|| "-".to_owned(), ToString::to_string);
+    let span = tracing::info_span!(
+        "mcp.message",
+        method = %ctx.method,
+        id = %id,
+        version = ctx.protocol_version.as_deref().unwrap_or("-"),
+        era = ctx.era.map_or("-", Era::as_str),
+    );
+    async move {
+        let outcome = next.run(ctx).await;
+        match &outcome {
+            Ok(_) => tracing::debug!("ok"),
+            Err(error) => tracing::debug!(code = error.code, message = %error.message, "error"),
+        }
+        outcome
+    }
+    .instrument(span)
+    .await
+}
