@@ -29,6 +29,10 @@ pub enum Need {
     Stdio,
     /// The server advertises this capability in its discover result.
     Capability(&'static str),
+    /// The server serves a legacy (initialize-handshake) revision.
+    Legacy,
+    /// The server serves the modern era only (no legacy handshake).
+    ModernOnly,
     /// The run was started with `--probe-profile`.
     ProbeProfile,
     /// The user allowed at least one tool (`--allow-tool`).
@@ -49,7 +53,8 @@ pub struct Check {
     pub description: &'static str,
     /// What a conforming server does, one line.
     pub expectation: &'static str,
-    /// Reference-server faults under which this check must not pass (the mutation test).
+    /// Reference-server faults under which this check must not pass (the mutation test):
+    /// `NAME`, or `NAME --eras MODE` when the fault needs a one-era server.
     pub faults: &'static [&'static str],
     pub script: Script,
 }
@@ -80,11 +85,39 @@ pub struct Facts {
     pub discover: Option<serde_json::Value>,
     /// What the discover probe saw, in one phrase (for skip reasons).
     pub discover_seen: String,
+    /// The InitializeResult of a legacy handshake on a fresh connection, when the server
+    /// serves the legacy era.
+    pub initialize: Option<serde_json::Value>,
+    /// What the legacy probe saw.
+    pub initialize_seen: String,
+    /// The legacy probe's `initialize` got an error reply (a server saying it has no legacy
+    /// era), as opposed to a crash or silence (a legacy server failing).
+    pub initialize_refused: bool,
+    /// How a dual-era client negotiated with the target.
+    pub negotiation: Option<crate::negotiation::Negotiation>,
 }
 
 impl Facts {
     pub fn modern(&self) -> bool {
         self.discover.is_some()
+    }
+
+    pub fn legacy(&self) -> bool {
+        self.initialize.is_some()
+    }
+
+    /// Whether legacy checks do not apply: the server refused `initialize` with an error, or
+    /// is modern and did not answer it. A crash during `initialize` is not "no legacy era":
+    /// those checks run and fail.
+    pub fn no_legacy(&self) -> bool {
+        !self.legacy()
+            && (self.initialize_refused
+                || self.modern() && !self.initialize_seen.contains("closed"))
+    }
+
+    /// The legacy version the server answered to the probe's `initialize`.
+    pub fn legacy_version(&self) -> Option<&str> {
+        self.initialize.as_ref()?.get("protocolVersion")?.as_str()
     }
 
     /// Whether the discover result advertises `capability`.
@@ -197,6 +230,11 @@ impl Scenario {
 
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// The target, settings and recorder, for drivers that open their own connections.
+    pub fn parts(&self) -> (Arc<Target>, Arc<Settings>, Recorder) {
+        (self.target.clone(), self.settings.clone(), self.rec.clone())
     }
 
     pub fn transcript(&self) -> Vec<Entry> {

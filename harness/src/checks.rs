@@ -1,8 +1,11 @@
 //! The check catalogue, grouped by spec area. Each area registers its checks in one place
 //! (`group()`); [`catalogue`] is their concatenation, in report order.
 
+pub mod deadlock;
 mod jsonrpc;
+mod legacy;
 mod modern;
+mod negotiation;
 mod stdio;
 mod tools;
 
@@ -20,6 +23,9 @@ pub fn catalogue() -> Vec<Check> {
         modern::group(),
         stdio::group(),
         tools::group(),
+        negotiation::group(),
+        legacy::group(),
+        deadlock::group(),
     ]
     .concat()
 }
@@ -105,7 +111,7 @@ pub(crate) fn expect_code_or(
 }
 
 /// A string array member, if it is one.
-pub(crate) fn string_array(v: Option<&Value>) -> Option<Vec<String>> {
+pub fn string_array(v: Option<&Value>) -> Option<Vec<String>> {
     v?.as_array()?
         .iter()
         .map(|s| s.as_str().map(str::to_owned))

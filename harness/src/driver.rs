@@ -173,6 +173,21 @@ impl Peer {
         }
     }
 
+    /// Sends a request and waits at most `wait` for its reply (the start-up allowance does
+    /// not apply: the caller chose the bound).
+    pub async fn call_within(&mut self, out: Outgoing, wait: Duration) -> Reply {
+        let heard = std::mem::replace(&mut self.heard, true);
+        let reply = match self.send(out).await {
+            Some(id) => self.expect_reply_within(&id, wait).await,
+            None => Reply::NoReply {
+                waited: Duration::ZERO,
+                unrelated: vec![],
+            },
+        };
+        self.heard = heard || reply.frame().is_some();
+        reply
+    }
+
     /// Reads the next frame, answering server→client requests on the way.
     pub async fn next(&mut self, deadline: Instant) -> Incoming {
         if let Some(f) = self.backlog.pop_front() {

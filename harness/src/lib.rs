@@ -14,7 +14,10 @@
 //!                  and ends in an Outcome                                   (check, checks)
 //!   -> Runner      probes the target, runs checks on fresh connections     (runner)
 //!   -> Transcript  numbered events (snapshot-tested)                       (transcript)
-//!      Report      console, JSON; baseline of known failures               (report, baseline)
+//!      Report      console, JSON, JUnit, Markdown; baseline of known failures
+//!                                                          (report, baseline)
+//!   Around them: selection and sharding (select), requirement coverage (coverage), and the
+//!   `cargo test` integration, one libtest test per check (testing)
 //! ```
 //!
 //! The harness shares no code with the reference server it is tested against (only the
@@ -23,13 +26,20 @@
 pub mod baseline;
 pub mod check;
 pub mod checks;
+pub mod coverage;
 pub mod driver;
+pub mod fuzz;
+#[doc(hidden)]
+pub mod fuzzing;
+pub mod negotiation;
 pub mod outcome;
 pub mod protocol;
 pub mod report;
 pub mod requirements;
 pub mod runner;
+pub mod select;
 pub mod target;
+pub mod testing;
 pub mod transcript;
 pub mod transport;
 pub mod wire;

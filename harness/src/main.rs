@@ -36,12 +36,50 @@ struct Cli {
 enum Command {
     /// Run the conformance checks against a server (default: the embedded reference server).
     Run(Box<RunArgs>),
+    /// Fuzz a server with generated JSON-RPC sequences; shrink and save what breaks it.
+    Fuzz(Box<mcpspec::fuzz::cli::FuzzArgs>),
+    /// The version-negotiation matrix: what the server answers, per revision, to modern and
+    /// legacy clients.
+    Negotiate(Box<NegotiateArgs>),
+    /// Replay a reproducer written by `mcpspec fuzz`.
+    Replay(mcpspec::fuzz::cli::ReplayArgs),
     /// List the check catalogue: ids, levels, requirement ids.
     List {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
     },
+    /// Requirement coverage: for each requirement id, the checks that cite it.
+    Coverage {
+        /// Print JSON.
+        #[arg(long, conflicts_with = "markdown")]
+        json: bool,
+        /// Print a Markdown table.
+        #[arg(long)]
+        markdown: bool,
+    },
+}
+
+#[derive(Args, Debug)]
+struct NegotiateArgs {
+    /// Print the matrix as JSON (the format `--expect` reads).
+    #[arg(long)]
+    json: bool,
+    /// Compare with a committed matrix (JSON); exit 1 and print the differences if it differs.
+    #[arg(long, value_name = "FILE")]
+    expect: Option<PathBuf>,
+    /// Seconds to wait for each reply.
+    #[arg(long, value_name = "SECS", default_value_t = 2.0)]
+    timeout: f64,
+    /// Embedded reference server only: which eras it serves (modern, legacy, both).
+    #[arg(long, value_name = "MODE")]
+    eras: Option<String>,
+    /// Embedded reference server only: switch on a fault. Repeatable.
+    #[arg(long, value_name = "NAME")]
+    fault: Vec<String>,
+    /// The server command and its arguments, after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -53,6 +91,10 @@ struct RunArgs {
     /// Leave out checks matching PREFIX (as for --select). Repeatable.
     #[arg(long, value_name = "PREFIX")]
     skip: Vec<String>,
+    /// Run only shard I of N (1-based) of the selected checks; N jobs with the same selection
+    /// together run every check exactly once.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<mcpspec::select::Shard>,
     /// Treat NonStrict outcomes as Fail.
     #[arg(long)]
     strict: bool,
@@ -71,6 +113,12 @@ struct RunArgs {
     /// Write the report as JSON to FILE (`-` for stdout).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Write the report as JUnit XML to FILE.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write a Markdown summary (for a CI step summary) to FILE.
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
     /// Write each check's transcript as YAML into DIR.
     #[arg(long, value_name = "DIR")]
     transcripts: Option<PathBuf>,
@@ -86,6 +134,9 @@ struct RunArgs {
     /// Embedded reference server only: switch on a fault. Repeatable.
     #[arg(long, value_name = "NAME")]
     fault: Vec<String>,
+    /// Embedded reference server only: which eras it serves (modern, legacy, both).
+    #[arg(long, value_name = "MODE")]
+    eras: Option<String>,
     /// The server command and its arguments, after `--`.
     #[arg(last = true, value_name = "CMD")]
     command: Vec<String>,
@@ -99,6 +150,20 @@ fn main() -> ExitCode {
             ExitCode::from(exit::OK)
         }
         Command::Run(args) => ExitCode::from(run(*args)),
+        Command::Negotiate(args) => ExitCode::from(negotiate(*args)),
+        Command::Fuzz(args) => ExitCode::from(mcpspec::fuzz::cli::fuzz_main(*args)),
+        Command::Replay(args) => ExitCode::from(mcpspec::fuzz::cli::replay_main(args)),
+        Command::Coverage { json, markdown } => {
+            let coverage = mcpspec::coverage::Coverage::of(&checks::catalogue());
+            if json {
+                println!("{}", coverage.to_json());
+            } else if markdown {
+                print!("{}", coverage.to_markdown());
+            } else {
+                print!("{}", coverage.to_text());
+            }
+            ExitCode::from(exit::OK)
+        }
     }
 }
 
@@ -152,12 +217,13 @@ fn run(args: RunArgs) -> u8 {
     if !(args.timeout > 0.0 && args.scenario_timeout > 0.0) {
         return usage_error("--timeout and --scenario-timeout must be positive");
     }
-    let selected: Vec<_> = checks::catalogue()
-        .into_iter()
-        .filter(|c| args.select.is_empty() || args.select.iter().any(|p| c.matches(p)))
-        .filter(|c| !args.skip.iter().any(|p| c.matches(p)))
-        .collect();
-    if selected.is_empty() {
+    let selected = mcpspec::select::Selection {
+        select: args.select.clone(),
+        skip: args.skip.clone(),
+        shard: args.shard,
+    }
+    .apply(&checks::catalogue());
+    if selected.is_empty() && args.shard.is_none() {
         return usage_error("--select/--skip leave no check to run (see `mcpspec list`)");
     }
     let embedded = matches!(target, Target::Embedded(_));
@@ -182,7 +248,23 @@ fn run(args: RunArgs) -> u8 {
         Ok(r) => r,
         Err(e) => return usage_error(format!("cannot start the async runtime: {e}")),
     };
-    let report = runtime.block_on(mcpspec::run(target, &selected, options));
+    // The progress line: stderr on a terminal only (it appears once a run takes over 1 s).
+    let progress = std::io::stderr()
+        .is_terminal()
+        .then(|| mcpspec::report::Progress::new(selected.len()));
+    let report = runtime.block_on(mcpspec::runner::run_observed(
+        target,
+        &selected,
+        options,
+        &|r| {
+            if let Some(p) = &progress {
+                p.draw(r);
+            }
+        },
+    ));
+    if let Some(p) = &progress {
+        p.finish();
+    }
     // Drop the runtime now: every spawned server has been dropped (and killed) by then.
     drop(runtime);
     let mut report = match report {
@@ -215,6 +297,15 @@ fn run(args: RunArgs) -> u8 {
             return usage_error(format!("cannot write {}: {e}", path.display()));
         }
     }
+    let files = [
+        (args.junit.as_ref(), report.to_junit()),
+        (args.markdown.as_ref(), report.to_markdown()),
+    ];
+    for (path, text) in files.iter().filter_map(|(p, t)| Some((p.as_ref()?, t))) {
+        if let Err(e) = std::fs::write(path, text) {
+            return usage_error(format!("cannot write {}: {e}", path.display()));
+        }
+    }
     if report.passed() {
         exit::OK
     } else {
@@ -223,18 +314,120 @@ fn run(args: RunArgs) -> u8 {
 }
 
 fn target_of(args: &RunArgs) -> Result<Target, String> {
-    if let Some((program, rest)) = args.command.split_first() {
-        if !args.fault.is_empty() {
-            return Err("--fault applies to the embedded reference server only".into());
+    target_from(&args.command, &args.fault, args.eras.as_deref())
+}
+
+/// A command target, or the embedded reference server with faults and an eras mode.
+fn target_from(
+    command: &[String],
+    faults: &[String],
+    eras: Option<&str>,
+) -> Result<Target, String> {
+    if let Some((program, rest)) = command.split_first() {
+        if !faults.is_empty() || eras.is_some() {
+            return Err("--fault and --eras apply to the embedded reference server only".into());
         }
         return Ok(Target::command(program.clone()).args(rest.iter().cloned()));
     }
     let mut config = mcp_reference_server::Config::default();
-    for name in &args.fault {
+    for name in faults {
         let fault: Fault = name.parse().map_err(|e| format!("{e}"))?;
         config.faults = std::mem::take(&mut config.faults).with(fault);
     }
+    config.eras = match eras {
+        None | Some("both") => mcp_reference_server::Eras::Both,
+        Some("modern") => mcp_reference_server::Eras::Modern,
+        Some("legacy") => mcp_reference_server::Eras::Legacy,
+        Some(other) => {
+            return Err(format!(
+                "--eras takes modern, legacy or both, not `{other}`"
+            ));
+        }
+    };
     Ok(Target::Embedded(config))
+}
+
+fn negotiate(args: NegotiateArgs) -> u8 {
+    let target = match target_from(&args.command, &args.fault, args.eras.as_deref()) {
+        Ok(t) => t,
+        Err(message) => return usage_error(message),
+    };
+    if !(args.timeout > 0.0) {
+        return usage_error("--timeout must be positive");
+    }
+    let expected = match &args.expect {
+        None => None,
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| {
+                serde_json::from_str::<mcpspec::negotiation::Matrix>(&t).map_err(|e| e.to_string())
+            }) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                return usage_error(format!(
+                    "cannot read the expectation {}: {e}",
+                    path.display()
+                ));
+            }
+        },
+    };
+    let settings = std::sync::Arc::new(Settings {
+        expect_timeout: Duration::from_secs_f64(args.timeout),
+        ..Settings::default()
+    });
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return usage_error(format!("cannot start the async runtime: {e}")),
+    };
+    let outcome = runtime.block_on(async {
+        let matrix = mcpspec::negotiation::matrix(&target, &settings).await?;
+        let rec = mcpspec::transcript::Recorder::default();
+        let client = mcpspec::negotiation::Client::default();
+        let path = mcpspec::negotiation::negotiate(&target, &settings, &client, &rec).await?;
+        Ok::<_, mcpspec::target::StartError>((matrix, path))
+    });
+    drop(runtime);
+    let (matrix, path) = match outcome {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("mcpspec: {e}");
+            return exit::TARGET;
+        }
+    };
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&matrix).unwrap_or_default()
+        );
+    } else {
+        println!("mcpspec negotiate — {}", target.describe());
+        print!("{}", matrix.to_table());
+        println!(
+            "a dual-era client ends {} {}: {}",
+            path.era,
+            path.version.as_deref().unwrap_or("-"),
+            path.path
+        );
+    }
+    match expected {
+        Some(want) => {
+            let diff = matrix.diff(&want);
+            if diff.is_empty() {
+                eprintln!("the matrix matches the expectation");
+                exit::OK
+            } else {
+                eprintln!("the matrix differs from the expectation:");
+                for line in diff {
+                    eprintln!("  {line}");
+                }
+                exit::FAILED
+            }
+        }
+        None => exit::OK,
+    }
 }
 
 fn write_transcripts(

@@ -1,4 +1,11 @@
-//! Reports: serde data first ([`RunReport`]), renderers second (console, JSON).
+//! Reports: serde data first ([`RunReport`]), renderers second (console, JSON, JUnit in
+//! `report/junit.rs`, Markdown in `report/markdown.rs`), and the progress line of long runs.
+
+mod junit;
+mod markdown;
+mod progress;
+
+pub use progress::Progress;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -60,20 +67,31 @@ impl CheckResult {
 /// What the harness learned about the target's eras before the checks.
 #[derive(Debug, Clone, Serialize)]
 pub struct Negotiated {
-    /// "modern" or "none".
+    /// "modern", "legacy" or "none": where a dual-era client ends up.
     pub era: String,
-    /// The versions the server said it supports.
+    /// The version that client agrees on.
+    pub version: Option<String>,
+    /// Versions seen served: discover's `supportedVersions`, then the legacy handshake's.
     pub versions: Vec<String>,
-    /// What the discover probe saw.
+    /// The path negotiation took.
     pub path: String,
 }
 
 impl Negotiated {
     pub fn from_facts(facts: &Facts) -> Self {
+        let (era, version, path) = match &facts.negotiation {
+            Some(n) => (n.era.clone(), n.version.clone(), n.path.to_string()),
+            None => ("none".into(), None, "not negotiated".into()),
+        };
+        let mut versions = facts.supported_versions();
+        if let Some(v) = facts.legacy_version() {
+            versions.push(v.to_owned());
+        }
         Negotiated {
-            era: if facts.modern() { "modern" } else { "none" }.into(),
-            versions: facts.supported_versions(),
-            path: format!("server/discover probe: {}", facts.discover_seen),
+            era,
+            version,
+            versions,
+            path,
         }
     }
 }
@@ -172,7 +190,14 @@ impl RunReport {
             "mcpspec {} — {} ({})",
             self.mcpspec_version, self.target, self.transport
         );
-        let _ = writeln!(out, "negotiated: {}", self.negotiated.path);
+        let n = &self.negotiated;
+        let _ = writeln!(
+            out,
+            "negotiated: {} {} — {}",
+            n.era,
+            n.version.as_deref().unwrap_or("-"),
+            n.path
+        );
         let mut areas: BTreeMap<usize, (&str, Vec<&CheckResult>)> = BTreeMap::new();
         let mut order: Vec<&str> = Vec::new();
         for r in &self.results {

@@ -9,9 +9,10 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use crate::check::{Check, CheckOptions, Facts, Need, Scenario};
-use crate::driver::{Settings, request};
+use crate::driver::{Peer, Settings, request};
+use crate::negotiation::{Client, negotiate};
 use crate::outcome::{Era, Outcome};
-use crate::protocol::method;
+use crate::protocol::{method, version};
 use crate::report::{CheckResult, Negotiated, RunReport};
 use crate::target::{StartError, Target};
 
@@ -42,6 +43,17 @@ pub async fn run(
     target: Target,
     checks: &[Check],
     options: RunOptions,
+) -> Result<RunReport, StartError> {
+    run_observed(target, checks, options, &|_| {}).await
+}
+
+/// As [`run`], handing each result to `observe` as it is collected, in `checks` order (the
+/// progress line of long runs).
+pub async fn run_observed(
+    target: Target,
+    checks: &[Check],
+    options: RunOptions,
+    observe: &(dyn Fn(&CheckResult) + Sync),
 ) -> Result<RunReport, StartError> {
     let started = Instant::now();
     let target = Arc::new(target);
@@ -78,6 +90,7 @@ pub async fn run(
         if options.strict {
             result.outcome = result.outcome.strict();
         }
+        observe(&result);
         results.push(result);
     }
     Ok(RunReport::new(
@@ -132,6 +145,14 @@ fn unmet_need(
         Need::Capability(c) if facts.modern() && !facts.has_capability(c) => Some(format!(
             "the server does not advertise the `{c}` capability (POL-11)"
         )),
+        Need::Legacy if facts.no_legacy() => Some(format!(
+            "the server serves no legacy revision (initialize got {})",
+            facts.initialize_seen
+        )),
+        Need::ModernOnly if facts.legacy() || !facts.modern() => Some(
+            "applies to modern-only servers; this one also serves the legacy handshake (or no modern era)"
+                .into(),
+        ),
         Need::ProbeProfile if !options.probe_profile => Some(
             "needs --probe-profile (the server must implement the mcpspec probe profile)".into(),
         ),
@@ -142,10 +163,80 @@ fn unmet_need(
     })
 }
 
-/// Learns what the target serves: a modern `server/discover` on a fresh connection.
+/// Learns what the target serves: dual-era negotiation as a client does it, a modern
+/// `server/discover` and a legacy `initialize`, each on a fresh connection.
 pub async fn probe(target: &Target, settings: &Arc<Settings>) -> Result<Facts, StartError> {
+    let rec = crate::transcript::Recorder::default();
+    let client = Client::default();
+    // The two probes use separate connections; run them side by side.
+    let (negotiation, legacy) = tokio::join!(
+        negotiate(target, settings, &client, &rec),
+        probe_legacy(target, settings)
+    );
+    let (negotiation, (initialize_seen, initialize, initialize_refused)) = (negotiation?, legacy?);
+    let mut facts = Facts {
+        initialize,
+        initialize_seen,
+        initialize_refused,
+        ..Facts::default()
+    };
+    match &negotiation.discover {
+        Some(result) => {
+            facts.discover = Some(result.clone());
+            facts.discover_seen = "a DiscoverResult".into();
+        }
+        None => probe_broken_modern(target, settings, &mut facts).await?,
+    }
+    facts.negotiation = Some(negotiation);
+    Ok(facts)
+}
+
+/// A legacy handshake on a fresh connection: a ping first (it gets the start-up allowance),
+/// then `initialize`, waited for no longer than one expected message (a server that stalls
+/// in `initialize` is the deadlock check's business, not the probe's).
+async fn probe_legacy(
+    target: &Target,
+    settings: &Arc<Settings>,
+) -> Result<(String, Option<Value>, bool), StartError> {
     let transport = target.connect(settings.max_message)?;
-    let mut peer = crate::driver::Peer::new(
+    let mut peer = Peer::new(
+        transport,
+        Default::default(),
+        0,
+        Era::Legacy,
+        settings.clone(),
+    );
+    let _ = peer.call(request(method::PING)).await;
+    let reply = initialize_within(&mut peer, settings.expect_timeout).await;
+    let result = reply
+        .result()
+        .filter(|r| r.get("protocolVersion").is_some())
+        .cloned();
+    Ok((reply.describe(), result, reply.error().is_some()))
+}
+
+async fn initialize_within(peer: &mut Peer, wait: std::time::Duration) -> crate::driver::Reply {
+    let out = request(method::INITIALIZE)
+        .bare()
+        .param("protocolVersion", serde_json::json!(version::LATEST_LEGACY))
+        .param("capabilities", serde_json::json!({}))
+        .param(
+            "clientInfo",
+            serde_json::json!({"name": "mcpspec", "version": env!("CARGO_PKG_VERSION")}),
+        );
+    peer.call_within(out, wait).await
+}
+
+/// Discover did not produce a DiscoverResult. A server that serves 2026-07-28 but breaks
+/// discover (or the framing of its replies) is still modern: its checks must run and say
+/// what is wrong, not be skipped.
+async fn probe_broken_modern(
+    target: &Target,
+    settings: &Arc<Settings>,
+    facts: &mut Facts,
+) -> Result<(), StartError> {
+    let transport = target.connect(settings.max_message)?;
+    let mut peer = Peer::new(
         transport,
         Default::default(),
         1,
@@ -153,17 +244,7 @@ pub async fn probe(target: &Target, settings: &Arc<Settings>) -> Result<Facts, S
         settings.clone(),
     );
     let reply = peer.call(request(method::DISCOVER)).await;
-    let mut facts = Facts {
-        discover_seen: reply.describe(),
-        ..Facts::default()
-    };
-    if let Some(result) = reply.result() {
-        facts.discover = Some(result.clone());
-        return Ok(facts);
-    }
-    // A discover result inside a reply that breaks JSON-RPC framing rules (a wrong `jsonrpc`
-    // member, say) still shows a modern server: run the checks, and let them report the
-    // framing fault rather than skip everything.
+    facts.discover_seen = reply.describe();
     if let Some(result) = reply
         .frame()
         .and_then(|f| f.json.as_ref())
@@ -171,11 +252,9 @@ pub async fn probe(target: &Target, settings: &Arc<Settings>) -> Result<Facts, S
     {
         if result.get("supportedVersions").is_some() {
             facts.discover = Some(result.clone());
-            return Ok(facts);
+            return Ok(());
         }
     }
-    // A server that serves 2026-07-28 but breaks discover still answers a modern list request
-    // with a `resultType`: it is modern, and modern/discover/* will say what is wrong.
     let list = peer.call(request(method::TOOLS_LIST)).await;
     if list.result().is_some_and(|r| r.get("resultType").is_some()) {
         facts.discover = Some(Value::Object(Default::default()));
@@ -183,5 +262,5 @@ pub async fn probe(target: &Target, settings: &Arc<Settings>) -> Result<Facts, S
             .discover_seen
             .push_str("; a modern tools/list was served");
     }
-    Ok(facts)
+    Ok(())
 }

@@ -72,11 +72,23 @@ impl Target {
     pub fn describe(&self) -> String {
         match self {
             Target::Embedded(config) => {
+                let mut notes: Vec<String> = Vec::new();
+                match config.eras {
+                    reference::Eras::Both => {}
+                    reference::Eras::Modern => notes.push("eras: modern".into()),
+                    reference::Eras::Legacy => notes.push("eras: legacy".into()),
+                }
                 let faults: Vec<_> = config.faults.iter().map(|f| f.name()).collect();
-                if faults.is_empty() {
+                if !faults.is_empty() {
+                    notes.push(format!("faults: {}", faults.join(", ")));
+                }
+                if config.probe_profile {
+                    notes.push("probe profile".into());
+                }
+                if notes.is_empty() {
                     "embedded reference server".into()
                 } else {
-                    format!("embedded reference server (faults: {})", faults.join(", "))
+                    format!("embedded reference server ({})", notes.join("; "))
                 }
             }
             Target::Command { program, args, .. } => std::iter::once(program.as_str())

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use mcp_reference_server::Eras;
 use mcp_reference_server::faults::Fault;
 use mcpspec::check::CheckOptions;
 use mcpspec::driver::Settings;
@@ -19,11 +20,40 @@ pub fn repo_root() -> PathBuf {
 /// The embedded reference server with these faults.
 pub fn reference_with(faults: &[&str]) -> Target {
     let mut config = mcp_reference_server::Config::default();
-    for name in faults {
+    for spec in faults {
+        let (name, eras) = parse_fault_spec(spec);
         let fault: Fault = name.parse().unwrap_or_else(|e| panic!("{e}"));
         config.faults = std::mem::take(&mut config.faults).with(fault);
+        if let Some(eras) = eras {
+            config.eras = eras;
+        }
     }
     Target::Embedded(config)
+}
+
+/// A check's fault spec: `NAME` or `NAME --eras MODE`.
+pub fn parse_fault_spec(spec: &str) -> (&str, Option<Eras>) {
+    match spec.split_once(" --eras ") {
+        None => (spec, None),
+        Some((name, mode)) => (name, Some(eras(mode))),
+    }
+}
+
+pub fn eras(mode: &str) -> Eras {
+    match mode {
+        "modern" => Eras::Modern,
+        "legacy" => Eras::Legacy,
+        "both" => Eras::Both,
+        other => panic!("unknown eras mode {other}"),
+    }
+}
+
+/// The embedded reference server serving `eras`.
+pub fn reference_eras(eras: Eras) -> Target {
+    Target::Embedded(mcp_reference_server::Config {
+        eras,
+        ..Default::default()
+    })
 }
 
 /// Options the tests run with: the reference server's tools allowed, the probe profile off.

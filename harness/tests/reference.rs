@@ -8,6 +8,35 @@ mod common;
 use mcpspec::Kind;
 use mcpspec::checks::catalogue;
 
+/// In every `--eras` mode each check passes or is skipped with a reason, and each check
+/// passes in at least one mode.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_check_passes_in_some_eras_mode_and_is_skipped_elsewhere() {
+    let mut passed = std::collections::BTreeSet::new();
+    for mode in ["both", "modern", "legacy"] {
+        let target = common::reference_eras(common::eras(mode));
+        let report = common::run(target, &catalogue(), common::options()).await;
+        for r in &report.results {
+            match r.outcome.kind {
+                Kind::Pass => {
+                    passed.insert(r.id.clone());
+                }
+                Kind::Skipped if !r.outcome.message.is_empty() => {}
+                _ => panic!(
+                    "--eras {mode}: {} {} — {}",
+                    r.id, r.outcome.kind, r.outcome.message
+                ),
+            }
+        }
+    }
+    let never: Vec<_> = catalogue()
+        .iter()
+        .filter(|c| !passed.contains(c.id) && !c.needs.contains(&mcpspec::Need::ProbeProfile))
+        .map(|c| c.id)
+        .collect();
+    assert!(never.is_empty(), "never passed in any eras mode: {never:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_check_passes_on_the_reference_server() {
     let report = common::run(mcpspec::Target::embedded(), &catalogue(), common::options()).await;

@@ -92,6 +92,13 @@ impl Connection {
                 if let Some(era) = state.era {
                     return Some(era);
                 }
+                // Under `envelope-optional` a request without the envelope is taken for a
+                // modern one (that is the fault: the envelope is not required).
+                let marked = marked
+                    || (self.config.faults.has(Fault::EnvelopeOptional)
+                        && is_request
+                        && method_name != method::INITIALIZE
+                        && method_name != method::PING);
                 if marked {
                     if is_request {
                         state.era = Some(Era::Modern);

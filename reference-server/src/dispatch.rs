@@ -72,7 +72,20 @@ pub(crate) async fn run(
     let id = ctx.id.clone();
     let original_method = ctx.method.clone();
     let staged = ctx.staged.clone();
+    // The silent-before-initialize fault: a request that arrives before any era is chosen
+    // (other than the handshake and ping) is dropped without a reply.
+    let before_handshake = conn.locked_era().is_none()
+        || (ctx.era == Some(Era::Legacy) && conn.negotiated().is_none());
+    let silent = conn.has(Fault::SilentBeforeInitialize)
+        && before_handshake
+        && ctx.id.is_some()
+        && ctx.era != Some(Era::Modern)
+        && original_method != method::INITIALIZE
+        && original_method != method::PING;
     let outcome = Next::start(chain).run(ctx).await;
+    if silent {
+        return None;
+    }
 
     let negotiated = staged.lock().ok().and_then(|mut slot| slot.take());
     let reply = match &id {

@@ -90,6 +90,7 @@ faults! {
     AnswerInvalidCancellation = "answer-invalid-cancellation": "`notifications/cancelled` for an unknown request gets an error reply.",
     ReuseServerRequestIds = "reuse-server-request-ids": "After `notifications/initialized`, two `ping` requests go out with the same id.",
     RejectBatches20250326 = "reject-batches-2025-03-26": "A batch on a 2025-03-26 session gets a single -32600 instead of being processed.",
+    SilentBeforeInitialize = "silent-before-initialize": "Legacy requests before `initialize` (other than ping) get no reply.",
     ModernInitializeNoVersions = "modern-initialize-no-versions": "With `--eras modern`, `initialize` gets -32601 without `data.supported`.",
     // --- inline-initialize deadlock detection ------------------------------------------------
     DeadlockOnInitialize = "deadlock-on-initialize": "During `initialize` a middleware awaits a server->client `ping` while the reader is parked.",
@@ -105,6 +106,11 @@ faults! {
     ProbeNotificationAnswered = "probe-notification-answered": "A probe `answer` on a notification is sent as a reply (`id` null).",
     ProbeLogBlind = "probe-log-blind": "The probe log omits notifications and records failed requests as `ok`.",
     VetoCommitsInitialize = "veto-commits-initialize": "A vetoed `initialize` still commits the session.",
+    // --- planted bugs for the fuzzer (`mcpspec fuzz`, `fuzz/`) ------------------------------
+    PanicOnDunderArgument = "panic-on-dunder-argument": "`tools/call` whose `arguments` has a `__`-prefixed key holding an array panics (the process dies).",
+    ReplyTwice = "reply-twice": "`tools/call` requests are answered twice.",
+    StdoutDebugOnCursor = "stdout-debug-on-cursor": "A request with a `cursor` param writes a plain-text debug line to stdout.",
+    HangOnNegativeId = "hang-on-negative-id": "A request with a negative integer id makes the server stop reading its input.",
 }
 
 /// The set of active faults.

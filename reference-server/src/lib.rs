@@ -112,6 +112,9 @@ mod connection;
 mod dispatch;
 pub mod error;
 pub mod faults;
+/// Entry points for the cargo-fuzz targets (`fuzz/`) and property tests; not a stable API.
+#[doc(hidden)]
+pub mod fuzzing;
 mod legacy;
 pub mod middleware;
 mod modern;
@@ -233,44 +236,4 @@ async fn silent_deadlock_on_initialize(ctx: Ctx, next: Next) -> Outcome {
         std::future::pending::<()>().await;
     }
     next.run(ctx).await
-}
-
-/// Entry points for the cargo-fuzz targets (`fuzz/`); not a stable API.
-#[doc(hidden)]
-pub mod fuzzing {
-    use std::time::Duration;
-
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-    use crate::Config;
-
-    /// Decodes one line with the server's codec (must never panic).
-    pub fn decode(line: &[u8]) -> crate::wire::Inbound {
-        crate::wire::decode(line, &crate::Faults::none())
-    }
-
-    /// Serves `input` (then EOF) and returns everything written, bounded by 5 s of wall time.
-    pub fn serve_bytes(config: Config, input: &[u8]) -> std::io::Result<Vec<u8>> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        runtime.block_on(async {
-            let (mut client_w, server_r) = tokio::io::duplex(1 << 16);
-            let (server_w, mut client_r) = tokio::io::duplex(1 << 16);
-            let server = tokio::spawn(crate::serve_stream(config, server_r, server_w));
-            let feed = async {
-                client_w.write_all(input).await?;
-                client_w.shutdown().await
-            };
-            let mut out = Vec::new();
-            let collect = client_r.read_to_end(&mut out);
-            let io = async { tokio::try_join!(feed, collect) };
-            match tokio::time::timeout(Duration::from_secs(5), io).await {
-                Ok(result) => result.map(|_| ())?,
-                Err(_) => return Err(std::io::Error::other("the server did not finish in 5 s")),
-            }
-            server.abort();
-            Ok(out)
-        })
-    }
 }

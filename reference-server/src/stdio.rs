@@ -141,6 +141,14 @@ async fn handle_line(
             if name == method::INITIALIZE && conn.has(Fault::CrashOnInitialize) {
                 return Err(io::Error::other("crash-on-initialize fault"));
             }
+            if conn.has(Fault::HangOnNegativeId) && id.as_json().as_i64().is_some_and(|n| n < 0) {
+                std::future::pending::<()>().await;
+            }
+            if conn.has(Fault::StdoutDebugOnCursor) {
+                if let Some(cursor) = params.as_ref().and_then(|p| p.get("cursor")) {
+                    conn.send(Outbound::Raw(format!("debug: {name} cursor={cursor}")));
+                }
+            }
             let ctx = dispatch::make_ctx(conn, Some(id), name, params);
             // `initialize` is handled inline: nothing more is read until its chain returns.
             let inline = ctx.method == method::INITIALIZE && !conn.has(Fault::InitializeNotInline);
@@ -163,7 +171,11 @@ async fn handle_line(
 }
 
 async fn run_and_send(conn: Arc<Connection>, chain: Arc<[Middleware]>, ctx: crate::Ctx) {
+    let twice = conn.has(Fault::ReplyTwice) && ctx.id.is_some() && ctx.method == method::TOOLS_CALL;
     if let Some(reply) = dispatch::run(conn.clone(), chain, ctx).await {
+        if twice {
+            conn.send(reply.clone());
+        }
         conn.send(reply);
     }
 }

@@ -58,6 +58,13 @@ pub(crate) fn call(conn: &Connection, params: Option<&Value>) -> Result<Value, R
         Some(Value::Object(args)) => args,
         Some(_) => return Err(conn.params_error("tools/call: `arguments` must be an object")),
     };
+    if conn.has(Fault::PanicOnDunderArgument)
+        && args
+            .iter()
+            .any(|(k, v)| k.starts_with("__") && v.is_array())
+    {
+        panic!("panic-on-dunder-argument fault: `__`-prefixed argument holding an array");
+    }
     let outcome = match name {
         ECHO => echo(args),
         ADD => add(args),

@@ -129,6 +129,10 @@ pub fn classify(value: Value, faults: &Faults) -> Inbound {
                 }
             }
         }
+        Some(_) if faults.has(Fault::InvalidRequestWrongCode) => Inbound::Invalid {
+            id: id_or_null,
+            error: RpcError::new(code::INTERNAL_ERROR, "`method` must be a string"),
+        },
         Some(_) => invalid(id_or_null, "`method` must be a string"),
         None if has_id && (obj.contains_key("result") || obj.contains_key("error")) => {
             let outcome = match (obj.remove("result"), obj.remove("error")) {

@@ -332,6 +332,13 @@ async fn demonstrate(fault: Fault) {
             let reply = c.call(json!([request(2, "ping", json!({}))])).await;
             assert_eq!(error_code(&reply), -32600);
         }
+        Fault::SilentBeforeInitialize => {
+            let mut c = start(config(f));
+            // The early request is dropped: the next line is the ping's reply.
+            c.send(request(1, "tools/list", json!({}))).await;
+            let reply = c.call(request(2, "ping", json!({}))).await;
+            assert_eq!(reply["id"], json!(2), "{reply}");
+        }
         Fault::ModernInitializeNoVersions => {
             let mut c = start(config_eras(f, Eras::Modern));
             let reply = c.call(initialize(1, "2025-06-18", "t")).await;
@@ -436,6 +443,35 @@ async fn demonstrate(fault: Fault) {
             assert!(reply["error"].is_object());
             let again = c.call(initialize(2, "2025-06-18", "t")).await;
             assert_eq!(error_code(&again), -32600, "{again}");
+        }
+        // Planted bugs for the fuzzer (harness/tests/fuzz_planted.rs finds each one).
+        Fault::PanicOnDunderArgument => {
+            let mut c = start(config(f));
+            let args = json!({"name": "echo", "arguments": {"__proto__": [1]}});
+            c.send(modern(1, "tools/call", args)).await;
+            assert!(
+                c.drain().await.is_empty(),
+                "the server died without a reply"
+            );
+            assert!(c.task.await.unwrap_err().is_panic());
+        }
+        Fault::ReplyTwice => {
+            let mut c = start(config(f));
+            let args = json!({"name": "echo", "arguments": {"text": "x"}});
+            let first = c.call(modern(1, "tools/call", args)).await;
+            assert_eq!(c.recv().await, first);
+        }
+        Fault::StdoutDebugOnCursor => {
+            let mut c = start(config(f));
+            c.send(modern(1, "tools/list", json!({"cursor": "abc"})))
+                .await;
+            assert!(c.recv_line().await.starts_with("debug: "));
+        }
+        Fault::HangOnNegativeId => {
+            let mut c = start(config(f));
+            c.send(modern(-1, "tools/list", json!({}))).await;
+            c.send(modern(2, "tools/list", json!({}))).await;
+            c.expect_silence().await;
         }
     }
 }

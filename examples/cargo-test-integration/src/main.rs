@@ -1,0 +1,42 @@
+//! `example-server`: the server under test of this example, an MCP server over stdio. It is the
+//! reference server; `EXAMPLE_SERVER_FAULTS` (comma-separated fault names) switches faults on,
+//! so the harness's own tests can show that a fault fails its test.
+
+use std::process::ExitCode;
+
+use mcp_reference_server::{Config, Fault};
+
+fn main() -> ExitCode {
+    let mut config = Config::default();
+    let names = std::env::var("EXAMPLE_SERVER_FAULTS").unwrap_or_default();
+    for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        match name.parse::<Fault>() {
+            Ok(fault) => config.faults = std::mem::take(&mut config.faults).with(fault),
+            Err(e) => {
+                eprintln!("example-server: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("example-server: cannot start the runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match runtime.block_on(mcp_reference_server::serve_stream(
+        config,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    )) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("example-server: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

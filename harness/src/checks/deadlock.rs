@@ -1,0 +1,149 @@
+//! `deadlock/*`: inline-initialize deadlock detection (design.md, POL-14).
+//!
+//! A legacy server that handles `initialize` inline (its reader parked until the middleware
+//! chain returns) deadlocks if a middleware awaits a server→client request meanwhile:
+//!
+//! 1. Before `initialize`, `ping`: an answer proves the reader is alive (none: "not ready").
+//! 2. `initialize`, answering every server→client request that arrives.
+//! 3. No `initialize` response within T: another `ping`. No answer while the process lives is
+//!    a stall: "deadlock" if a server→client request was seen (and answered) meanwhile,
+//!    "likely deadlock" if nothing was seen (some SDKs queue the outbound request). The process
+//!    ending is a "crash".
+
+use std::time::Duration;
+
+use crate::check::{Check, Scenario, Verdict};
+use crate::driver::{Peer, Reply, request, seconds};
+use crate::negotiation::initialize;
+use crate::outcome::{Era, Level, Outcome};
+use crate::protocol::{method, version};
+use crate::transport::Liveness;
+
+pub fn group() -> Vec<Check> {
+    vec![Check {
+        id: "deadlock/initialize/answers",
+        requirements: &["LEG-1", "LEG-6", "POL-14"],
+        level: Level::Must,
+        era: Era::Legacy,
+        // No Need::Legacy: the runner's legacy probe gives up on a stalled `initialize`, and
+        // that is exactly what this check must look at. A modern-only server skips itself.
+        needs: &[],
+        description: "`initialize` completes, with the reader alive throughout.",
+        expectation: "an InitializeResult; otherwise the verdict names the failure: not ready, \
+                      deadlock, likely deadlock, crash",
+        faults: &[
+            "deadlock-on-initialize",
+            "silent-deadlock-on-initialize",
+            "crash-on-initialize",
+            "slow-start",
+        ],
+        script: |s| Box::pin(answers(s)),
+    }]
+}
+
+/// What the detection concluded.
+#[derive(Debug, Clone)]
+pub enum Detection {
+    /// `initialize` got a reply (result or error).
+    Answered(Reply),
+    /// The pre-initialize ping got no answer: the server is not ready (not a deadlock).
+    NotReady(String),
+    /// A server→client request was seen, then the reader stalled.
+    Deadlock(String),
+    /// The reader stalled with nothing seen.
+    LikelyDeadlock(String),
+    /// The process (or connection) ended.
+    Crash(String),
+    /// `initialize` is pending but the reader still answers: slow, not deadlocked.
+    Slow(String),
+}
+
+/// How long the pre-initialize ping may take: the server's start-up included. Deliberately
+/// shorter than the general start-up allowance so a verdict comes within 5 s.
+pub const READY_WINDOW: Duration = Duration::from_secs(3);
+
+/// Runs the detection on a fresh legacy connection; `client_name` goes into `clientInfo`
+/// (the probe profile uses `mcpspec-probe-deadlock` to ask for the deadlock on purpose).
+pub async fn detect(peer: &mut Peer, client_name: &str) -> Detection {
+    let t = peer.settings().expect_timeout;
+    let ready = peer.call_within(request(method::PING), READY_WINDOW).await;
+    match &ready {
+        Reply::Frame(_) => {}
+        Reply::Closed { exit } => {
+            return Detection::Crash(format!(
+                "the server ended before initialize ({})",
+                exit.as_deref().unwrap_or("closed")
+            ));
+        }
+        _ => {
+            return Detection::NotReady(format!(
+                "not ready: the pre-initialize ping got {} (a slow start, not a deadlock)",
+                ready.describe()
+            ));
+        }
+    }
+    let seen_before = peer.server_requests.len();
+    let reply = initialize(peer, version::LATEST_LEGACY, client_name).await;
+    match &reply {
+        Reply::Frame(_) => return Detection::Answered(reply),
+        Reply::Closed { exit } => {
+            return Detection::Crash(format!(
+                "crash: the server ended during initialize ({})",
+                exit.as_deref().unwrap_or("output closed")
+            ));
+        }
+        _ => {}
+    }
+    let probe = peer.call_within(request(method::PING), t).await;
+    if let Liveness::Exited(info) = peer.wait_exit(Duration::ZERO).await {
+        return Detection::Crash(format!(
+            "crash: the server ended during initialize ({})",
+            info.how
+        ));
+    }
+    match probe {
+        Reply::Frame(_) => Detection::Slow(format!(
+            "initialize got no reply within {}, though ping is still answered (slow, not a reader deadlock)",
+            seconds(t)
+        )),
+        Reply::Closed { exit } => Detection::Crash(format!(
+            "crash: the server ended during initialize ({})",
+            exit.unwrap_or_default()
+        )),
+        _ if peer.server_requests.len() > seen_before => {
+            let m = peer.server_requests[seen_before].text();
+            Detection::Deadlock(format!(
+                "deadlock: the server awaited a client reply while handling initialize (it sent {} and, \
+                 answered, still stalled: no reply to initialize or to a ping within {} each)",
+                crate::driver::shorten(&m, 80),
+                seconds(t)
+            ))
+        }
+        _ => Detection::LikelyDeadlock(format!(
+            "likely deadlock: initialize and a following ping got no reply within {} each while the \
+             process lives; no server→client request was seen (it may be queued)",
+            seconds(t)
+        )),
+    }
+}
+
+async fn answers(s: &mut Scenario) -> Verdict {
+    let mut peer = s.connect_as(Era::Legacy).await?;
+    Ok(match detect(&mut peer, "mcpspec").await {
+        Detection::Answered(r) if r.result().is_some() => {
+            Outcome::pass("initialize answered; the reader stayed alive")
+        }
+        Detection::Answered(r) if !s.facts().legacy() && s.facts().modern() => {
+            Outcome::skipped(format!(
+                "the server serves no legacy handshake (initialize got {})",
+                r.describe()
+            ))
+        }
+        Detection::Answered(r) => Outcome::fail(format!("initialize got {}", r.describe())),
+        Detection::NotReady(m)
+        | Detection::Deadlock(m)
+        | Detection::LikelyDeadlock(m)
+        | Detection::Crash(m)
+        | Detection::Slow(m) => Outcome::fail(m),
+    })
+}

@@ -1,0 +1,323 @@
+//! `mcpspec fuzz` and `mcpspec replay`: black-box fuzzing of any stdio MCP server.
+//!
+//! ```text
+//! seed --> TestRunner (ChaCha) --> strategy::case --> ValueTree --+
+//!                                                                  v
+//!   exec::run_case: fresh connection, the case's lines, a `ping` probe, replies read
+//!                   (bounded) --> oracle::Violation?
+//!   violation --> shrink: ValueTree::simplify/complicate, keeping only cases that trip the
+//!                 same oracle --> minimal case --> reproducer::write (JSONL + summary)
+//! ```
+//!
+//! Every case runs on a fresh connection (a crashed server is simply started again; each
+//! connection's process group is killed when the case ends), so a reproducer does not depend
+//! on what ran before it, and memory stays bounded: one case and its replies at a time, lines
+//! capped by the message bound. The same seed generates the same cases.
+
+pub mod cli;
+pub mod exec;
+pub mod oracle;
+pub mod reproducer;
+pub mod strategy;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use tokio::time::Instant;
+
+use crate::target::{StartError, Target};
+pub use exec::{ExecOptions, Outcome, run_case};
+pub use oracle::{Oracle, Violation};
+
+/// What a fuzz run does.
+#[derive(Debug, Clone)]
+pub struct FuzzOptions {
+    pub seed: u64,
+    /// At most this many generated cases (shrinking steps not counted).
+    pub cases: u64,
+    /// Generation stops after this long (shrinking the last finding may add `shrink_time`).
+    pub time: Duration,
+    /// The bound on shrinking one finding.
+    pub shrink_time: Duration,
+    /// Stop after this many distinct findings (one per oracle).
+    pub max_findings: usize,
+    pub exec: ExecOptions,
+    /// Seed lines (one message each) the strategy mutates.
+    pub seeds: Vec<Vec<u8>>,
+}
+
+impl Default for FuzzOptions {
+    fn default() -> Self {
+        FuzzOptions {
+            seed: 0,
+            cases: u64::MAX,
+            time: Duration::from_secs(60),
+            shrink_time: Duration::from_secs(30),
+            max_findings: 3,
+            exec: ExecOptions::default(),
+            seeds: Vec::new(),
+        }
+    }
+}
+
+/// One shrunk finding.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub violation: Violation,
+    /// The minimal case (the lines sent).
+    pub case: Vec<Vec<u8>>,
+    /// The case as first generated, before shrinking.
+    pub original_len: usize,
+    /// From the start of the run to the first failing case.
+    pub time_to_find: Duration,
+    pub shrink_steps: usize,
+    pub stderr_tail: Vec<String>,
+    pub seed: u64,
+    /// Where the reproducer was written.
+    pub reproducer: Option<PathBuf>,
+}
+
+impl Finding {
+    /// One paragraph: what broke, the rule, how it was found, how to replay it.
+    pub fn summary(&self) -> String {
+        let o = self.violation.oracle;
+        let mut s = format!(
+            "[{}] {}. Rule: {}. Found after {:.1} s (seed {}); shrunk from {} to {} message(s) \
+             in {} step(s).",
+            o.id(),
+            self.violation.detail,
+            o.rule(),
+            self.time_to_find.as_secs_f64(),
+            self.seed,
+            self.original_len,
+            self.case.len(),
+            self.shrink_steps,
+        );
+        if let Some(last) = self.stderr_tail.last() {
+            s.push_str(&format!(" Last stderr line: {last:?}."));
+        }
+        let lines: Vec<String> = self
+            .case
+            .iter()
+            .map(|l| crate::driver::shorten(&String::from_utf8_lossy(l), 200))
+            .collect();
+        s.push_str(&format!(" Sent: {}.", lines.join(" | ")));
+        if let Some(path) = &self.reproducer {
+            s.push_str(&format!(
+                " Reproducer: {} (`mcpspec replay {}`).",
+                path.display(),
+                path.display()
+            ));
+        }
+        s
+    }
+}
+
+/// Counters for progress and the closing line.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    pub cases: u64,
+    pub messages: u64,
+    pub elapsed: Duration,
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, Default)]
+pub struct FuzzReport {
+    pub findings: Vec<Finding>,
+    pub stats: Stats,
+}
+
+/// Fuzzes `target`; `progress` is called now and then with the running counters.
+pub async fn fuzz(
+    target: &Target,
+    options: &FuzzOptions,
+    out: Option<&Path>,
+    mut progress: impl FnMut(&Stats, usize),
+) -> Result<FuzzReport, StartError> {
+    let started = Instant::now();
+    let seeds = Arc::new(options.seeds.clone());
+    let strategy = strategy::case(seeds);
+    let mut runner = runner(options.seed);
+    let mut report = FuzzReport::default();
+    let mut found: BTreeSet<Oracle> = BTreeSet::new();
+    let mut last_progress = Instant::now();
+    while report.stats.cases < options.cases
+        && started.elapsed() < options.time
+        && report.findings.len() < options.max_findings
+    {
+        let Ok(mut tree) = strategy.new_tree(&mut runner) else {
+            continue;
+        };
+        let case = tree.current();
+        let outcome = run_case(target, &case, &options.exec).await?;
+        report.stats.cases += 1;
+        report.stats.messages += outcome.sent as u64;
+        if last_progress.elapsed() > Duration::from_millis(250) {
+            report.stats.elapsed = started.elapsed();
+            progress(&report.stats, report.findings.len());
+            last_progress = Instant::now();
+        }
+        let Some(violation) = &outcome.violation else {
+            continue;
+        };
+        if !found.insert(violation.oracle) {
+            continue;
+        }
+        let time_to_find = started.elapsed();
+        let mut finding =
+            shrink(target, &mut tree, case, outcome, options, &mut report.stats).await?;
+        finding.time_to_find = time_to_find;
+        if let Some(dir) = out {
+            let n = report.findings.len() + 1;
+            finding.reproducer = reproducer::write(dir, n, &finding).ok();
+        }
+        report.findings.push(finding);
+    }
+    report.stats.elapsed = started.elapsed();
+    Ok(report)
+}
+
+fn runner(seed: u64) -> TestRunner {
+    let mut bytes = [0u8; 32];
+    for chunk in bytes.chunks_mut(8) {
+        chunk.copy_from_slice(&seed.to_le_bytes());
+    }
+    let config = Config {
+        failure_persistence: None,
+        ..Config::default()
+    };
+    TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
+}
+
+/// proptest's shrinking loop, accepting a simpler case only if it trips the same oracle.
+async fn shrink<T: ValueTree<Value = Vec<Vec<u8>>>>(
+    target: &Target,
+    tree: &mut T,
+    case: Vec<Vec<u8>>,
+    outcome: Outcome,
+    options: &FuzzOptions,
+    stats: &mut Stats,
+) -> Result<Finding, StartError> {
+    let started = Instant::now();
+    let oracle = outcome.violation.as_ref().map(|v| v.oracle);
+    let original_len = case.len();
+    let mut best = (case, outcome);
+    let mut steps = 0;
+    let mut more = tree.simplify();
+    while more && started.elapsed() < options.shrink_time {
+        let candidate = tree.current();
+        let outcome = run_case(target, &candidate, &options.exec).await?;
+        stats.messages += outcome.sent as u64;
+        if outcome.violation.as_ref().map(|v| v.oracle) == oracle {
+            best = (candidate, outcome);
+            steps += 1;
+            more = tree.simplify();
+        } else {
+            more = tree.complicate();
+        }
+    }
+    let (case, outcome) = best;
+    Ok(Finding {
+        violation: outcome.violation.unwrap_or_else(|| Violation {
+            oracle: Oracle::Crash,
+            detail: "(lost while shrinking)".into(),
+        }),
+        case,
+        original_len,
+        time_to_find: Duration::ZERO,
+        shrink_steps: steps,
+        stderr_tail: outcome.stderr_tail,
+        seed: options.seed,
+        reproducer: None,
+    })
+}
+
+/// Replays a reproducer once; the violation it trips, if any.
+pub async fn replay(
+    target: &Target,
+    case: &[Vec<u8>],
+    exec: &ExecOptions,
+) -> Result<Outcome, StartError> {
+    run_case(target, case, exec).await
+}
+
+/// Seed lines from files: `*.jsonl` (one message per line) and `*.json` (one message, possibly
+/// pretty-printed), found recursively under each path. Unreadable files are skipped.
+pub fn load_seeds(paths: &[PathBuf]) -> Vec<Vec<u8>> {
+    let mut files = Vec::new();
+    for p in paths {
+        collect_files(p, &mut files);
+    }
+    files.sort();
+    let mut seeds = Vec::new();
+    for file in files {
+        let Ok(bytes) = std::fs::read(&file) else {
+            continue;
+        };
+        match file.extension().and_then(|e| e.to_str()) {
+            Some("jsonl") => seeds.extend(
+                reproducer::split_lines(&bytes)
+                    .into_iter()
+                    .filter(|l| !l.is_empty()),
+            ),
+            Some("json") => {
+                if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+                    seeds.push(v.to_string().into_bytes());
+                }
+            }
+            _ => {}
+        }
+    }
+    seeds
+}
+
+fn collect_files(path: &Path, out: &mut Vec<PathBuf>) {
+    if path.is_file() {
+        out.push(path.to_owned());
+    } else if let Ok(entries) = std::fs::read_dir(path) {
+        for entry in entries.flatten() {
+            collect_files(&entry.path(), out);
+        }
+    }
+}
+
+/// The message of the last panic caught by [`quiet_panics`], taken.
+pub fn take_panic_message() -> Option<String> {
+    PANIC.lock().ok().and_then(|mut p| p.take())
+}
+
+static PANIC: Mutex<Option<String>> = Mutex::new(None);
+
+/// Replaces the panic hook for a fuzz run: an embedded server that panics (a finding) is
+/// recorded instead of printing a backtrace per shrinking step. Panics of mcpspec itself are
+/// still printed.
+pub fn quiet_panics() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let on_worker = std::thread::current()
+            .name()
+            .is_some_and(|n| n.starts_with("tokio-runtime-worker"));
+        if on_worker {
+            let message = info
+                .payload()
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| {
+                    info.payload()
+                        .downcast_ref::<&str>()
+                        .map(|s| (*s).to_owned())
+                })
+                .unwrap_or_else(|| "panic".into());
+            if let Ok(mut p) = PANIC.lock() {
+                *p = Some(format!("panicked: {message}"));
+            }
+        } else {
+            previous(info);
+        }
+    }));
+}

@@ -1,0 +1,301 @@
+//! The `fuzz` and `replay` subcommands: arguments, progress, summaries, exit codes.
+//!
+//! Exit codes: 0 nothing found; 1 a finding (fuzz) or the reproducer still trips an oracle
+//! (replay); 2 usage; 3 the target could not be started.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Args;
+use tokio::time::Instant;
+
+use super::{ExecOptions, FuzzOptions, Stats};
+use crate::target::Target;
+
+const OK: u8 = 0;
+const FOUND: u8 = 1;
+const USAGE: u8 = 2;
+const TARGET: u8 = 3;
+
+/// Seed directories used when `--seeds` is not given (skipped when absent).
+const DEFAULT_SEEDS: &[&str] = &[
+    "fixtures/fuzz/seeds",
+    "../shared/mcp-spec/schema/2026-07-28/examples",
+];
+
+/// `mcpspec fuzz`.
+#[derive(Args, Debug)]
+pub struct FuzzArgs {
+    /// The generator seed (the same seed generates the same cases). Default: from the clock,
+    /// printed.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Stop after N generated cases.
+    #[arg(long, value_name = "N")]
+    pub cases: Option<u64>,
+    /// Stop generating after SECS seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    pub time: f64,
+    /// Where reproducers are written.
+    #[arg(long, value_name = "DIR", default_value = "mcpspec-out/fuzz")]
+    pub out: PathBuf,
+    /// How long a reply may take, in seconds (the bounded-reply-time oracle).
+    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    pub timeout: f64,
+    /// The bound on shrinking one finding, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub shrink_time: f64,
+    /// Stop after N distinct findings (one per oracle).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub max_findings: usize,
+    /// Seed messages: `*.json` / `*.jsonl` files or directories of them. Repeatable. Default:
+    /// fixtures/fuzz/seeds and ../shared/mcp-spec/schema/2026-07-28/examples, when present.
+    #[arg(long, value_name = "PATH")]
+    pub seeds: Vec<PathBuf>,
+    /// The largest line accepted from the server, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 4 * 1024 * 1024)]
+    pub max_message: usize,
+    /// Embedded reference server only: switch on a fault. Repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub fault: Vec<String>,
+    /// The server command and its arguments, after `--` (default: the embedded reference
+    /// server).
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+/// `mcpspec replay`.
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// A reproducer written by `mcpspec fuzz` (one line per message sent).
+    pub file: PathBuf,
+    /// How long a reply may take, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
+    pub timeout: f64,
+    /// Embedded reference server only: switch on a fault. Repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub fault: Vec<String>,
+    /// The server command and its arguments, after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+fn usage(message: impl std::fmt::Display) -> u8 {
+    eprintln!("mcpspec: {message}");
+    USAGE
+}
+
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+}
+
+/// Runs `mcpspec fuzz`; returns the exit code.
+pub fn fuzz_main(args: FuzzArgs) -> u8 {
+    let target = match target_of(&args.command, &args.fault) {
+        Ok(t) => t,
+        Err(e) => return usage(e),
+    };
+    let positive = |x: f64| x.is_finite() && x > 0.0;
+    if !(positive(args.time) && positive(args.timeout) && positive(args.shrink_time)) {
+        return usage("--time, --timeout and --shrink-time must be positive");
+    }
+    if args.max_findings == 0 {
+        return usage("--max-findings must be at least 1");
+    }
+    let seed = args.seed.unwrap_or_else(clock_seed);
+    let seed_paths: Vec<PathBuf> = if args.seeds.is_empty() {
+        DEFAULT_SEEDS
+            .iter()
+            .map(PathBuf::from)
+            .filter(|p| p.exists())
+            .collect()
+    } else {
+        args.seeds.clone()
+    };
+    let seeds = super::load_seeds(&seed_paths);
+    let mut options = FuzzOptions {
+        seed,
+        cases: args.cases.unwrap_or(u64::MAX),
+        time: Duration::from_secs_f64(args.time),
+        shrink_time: Duration::from_secs_f64(args.shrink_time),
+        max_findings: args.max_findings,
+        exec: ExecOptions {
+            reply_timeout: Duration::from_secs_f64(args.timeout),
+            max_message: args.max_message,
+            ..ExecOptions::default()
+        },
+        seeds,
+    };
+    let runtime = match runtime() {
+        Ok(r) => r,
+        Err(e) => return usage(format!("cannot start the async runtime: {e}")),
+    };
+    super::quiet_panics();
+    eprintln!(
+        "mcpspec fuzz: {} — seed {seed}, {} seed message(s), up to {:.0} s",
+        target.describe(),
+        options.seeds.len(),
+        args.time
+    );
+    let tty = std::io::stderr().is_terminal();
+    let result = runtime.block_on(async {
+        options.exec.startup_allowance = calibrate(&target, args.max_message).await?;
+        super::fuzz(&target, &options, Some(&args.out), |stats, found| {
+            if tty {
+                eprint!("\r{}", progress_line(stats, found));
+            }
+        })
+        .await
+    });
+    drop(runtime);
+    if tty {
+        eprintln!();
+    }
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mcpspec: {e}");
+            return TARGET;
+        }
+    };
+    for finding in &report.findings {
+        println!("{}\n", finding.summary());
+    }
+    println!(
+        "{} finding(s); {}",
+        report.findings.len(),
+        progress_line(&report.stats, report.findings.len())
+    );
+    if report.findings.is_empty() {
+        OK
+    } else {
+        FOUND
+    }
+}
+
+/// Runs `mcpspec replay`; returns the exit code.
+pub fn replay_main(args: ReplayArgs) -> u8 {
+    let target = match target_of(&args.command, &args.fault) {
+        Ok(t) => t,
+        Err(e) => return usage(e),
+    };
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return usage("--timeout must be positive");
+    }
+    let case = match super::reproducer::read(&args.file) {
+        Ok(c) => c,
+        Err(e) => return usage(format!("cannot read {}: {e}", args.file.display())),
+    };
+    let runtime = match runtime() {
+        Ok(r) => r,
+        Err(e) => return usage(format!("cannot start the async runtime: {e}")),
+    };
+    super::quiet_panics();
+    let mut exec = ExecOptions {
+        reply_timeout: Duration::from_secs_f64(args.timeout),
+        ..ExecOptions::default()
+    };
+    let outcome = runtime.block_on(async {
+        exec.startup_allowance = calibrate(&target, exec.max_message).await?;
+        super::replay(&target, &case, &exec).await
+    });
+    drop(runtime);
+    match outcome {
+        Err(e) => {
+            eprintln!("mcpspec: {e}");
+            TARGET
+        }
+        Ok(outcome) => match outcome.violation {
+            Some(v) => {
+                println!(
+                    "reproduced [{}] {}. Rule: {}. ({} message(s) from {})",
+                    v.oracle.id(),
+                    v.detail,
+                    v.oracle.rule(),
+                    case.len(),
+                    args.file.display()
+                );
+                if let Some(last) = outcome.stderr_tail.last() {
+                    println!("last stderr line: {last}");
+                }
+                FOUND
+            }
+            None => {
+                println!(
+                    "not reproduced: {} message(s) from {} tripped no oracle",
+                    case.len(),
+                    args.file.display()
+                );
+                OK
+            }
+        },
+    }
+}
+
+/// How long a fresh server takes to answer its first `ping`, doubled (zero in memory). This is
+/// the start-up allowance every case gets; a target that cannot be spawned is an error.
+async fn calibrate(
+    target: &Target,
+    max_message: usize,
+) -> Result<Duration, crate::target::StartError> {
+    let mut transport = target.connect(max_message)?;
+    if matches!(target, Target::Embedded(_)) {
+        return Ok(Duration::ZERO);
+    }
+    let started = Instant::now();
+    let limit = started + Duration::from_secs(10);
+    let ping = br#"{"jsonrpc":"2.0","id":"mcpspec-fuzz-calibrate","method":"ping"}"#;
+    let mut line = ping.to_vec();
+    line.push(b'\n');
+    if transport.send(&line, limit).await.is_ok() {
+        if let crate::transport::Recv::Line(_) = transport.recv(limit).await {
+            return Ok(started.elapsed() * 2);
+        }
+    }
+    eprintln!("mcpspec fuzz: the server did not answer a first `ping` within 10 s");
+    Ok(Duration::from_secs(10))
+}
+
+fn progress_line(stats: &Stats, found: usize) -> String {
+    let secs = stats.elapsed.as_secs_f64().max(1e-3);
+    format!(
+        "{} cases, {} messages in {:.1} s ({:.0} msg/s), {found} finding(s)",
+        stats.cases,
+        stats.messages,
+        secs,
+        stats.messages as f64 / secs
+    )
+}
+
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn target_of(command: &[String], faults: &[String]) -> Result<Target, String> {
+    if let Some((program, rest)) = command.split_first() {
+        if !faults.is_empty() {
+            return Err("--fault applies to the embedded reference server only".into());
+        }
+        return Ok(Target::command(program.clone()).args(rest.iter().cloned()));
+    }
+    let mut config = mcp_reference_server::Config::default();
+    for name in faults {
+        let fault: mcp_reference_server::Fault = name.parse().map_err(|e| format!("{e}"))?;
+        config.faults = std::mem::take(&mut config.faults).with(fault);
+    }
+    Ok(Target::Embedded(config))
+}
+
+/// The reproducer path a summary names, for tests and scripts.
+pub fn reproducer_in(summary: &str) -> Option<&Path> {
+    let start = summary.find("Reproducer: ")? + "Reproducer: ".len();
+    let rest = &summary[start..];
+    let end = rest.find(" (`mcpspec replay")?;
+    Some(Path::new(&rest[..end]))
+}

@@ -1,0 +1,445 @@
+//! Running one case: a fresh connection, every line sent, then a liveness probe; every reply
+//! read (bounded in time and size) and judged by the [oracles](super::oracle).
+//!
+//! What a case obliges the server to write is worked out from the lines themselves, with the
+//! harness's own codec: a request (by the raw text of its id) must be answered once, or not at
+//! all if the case also cancels it; a notification or client response must not be answered;
+//! an unparseable or invalid line, or a batch, may get one error (id null, or the id it
+//! carried). The server's stdout must hold nothing else.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::oracle::{Oracle, Violation, allowed_error_code};
+use crate::protocol::{meta, method};
+use crate::target::{StartError, Target};
+use crate::transport::{LineTransport, Liveness, Recv};
+use crate::wire::{DecodeError, Frame, Message};
+
+/// The id of the liveness probe (a `ping`) sent after every case.
+pub const PROBE_ID: &str = "mcpspec-fuzz-probe";
+
+/// Bounds for one case.
+#[derive(Debug, Clone)]
+pub struct ExecOptions {
+    /// How long a reply may take (after the last line heard).
+    pub reply_timeout: Duration,
+    /// Extra time for a fresh server's first line (measured at start-up for commands).
+    pub startup_allowance: Duration,
+    /// How long to keep listening once everything expected has arrived (for late duplicates).
+    pub quiet: Duration,
+    /// The bound on one line the server writes.
+    pub max_message: usize,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions {
+            reply_timeout: Duration::from_secs(1),
+            startup_allowance: Duration::ZERO,
+            quiet: Duration::from_millis(5),
+            max_message: 4 * 1024 * 1024,
+        }
+    }
+}
+
+/// What one case did.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    /// The most serious violation, if any.
+    pub violation: Option<Violation>,
+    /// Lines written to the server (probe and answers included).
+    pub sent: usize,
+    /// Lines the server wrote.
+    pub received: usize,
+    /// The server's last stderr lines, when it failed.
+    pub stderr_tail: Vec<String>,
+}
+
+/// What the case's lines oblige the server to write.
+#[derive(Debug, Default)]
+struct Expected {
+    required: HashMap<String, usize>,
+    optional: HashMap<String, usize>,
+    notifications: usize,
+    /// Raw ids of requests announcing the modern era (envelope or `server/discover`).
+    modern_ids: HashSet<String>,
+    /// Raw ids of `initialize` requests.
+    initialize_ids: HashSet<String>,
+    /// Every raw id sent, valid or not.
+    sent_ids: HashSet<String>,
+}
+
+const NULL: &str = "null";
+
+fn expectations(case: &[Vec<u8>]) -> Expected {
+    let mut e = Expected::default();
+    let mut cancelled = Vec::new();
+    for line in case {
+        let frame = Frame::decode(line);
+        let raw_id = frame.raw_id().map(Value::to_string);
+        if let Some(id) = &raw_id {
+            e.sent_ids.insert(id.clone());
+        }
+        match &frame.parsed {
+            Ok(Message::Request {
+                method: m, params, ..
+            }) => {
+                let id = raw_id.unwrap_or_else(|| NULL.into());
+                if m == method::DISCOVER || modern_marked(params.as_ref()) {
+                    e.modern_ids.insert(id.clone());
+                }
+                if m == method::INITIALIZE {
+                    e.initialize_ids.insert(id.clone());
+                }
+                *e.required.entry(id).or_default() += 1;
+            }
+            Ok(Message::Notification { method: m, params }) => {
+                e.notifications += 1;
+                if m == method::CANCELLED {
+                    if let Some(id) = params.as_ref().and_then(|p| p.get("requestId")) {
+                        cancelled.push(id.to_string());
+                    }
+                }
+            }
+            // An error response with id null is valid JSON-RPC, but a server that takes it
+            // for an invalid request and answers -32600 is tolerated (the reference server
+            // does): that is a conformance question, not a fuzz finding.
+            Ok(Message::Error { id: None, .. }) => {
+                *e.optional.entry(NULL.into()).or_default() += 1;
+            }
+            Ok(Message::Response { .. } | Message::Error { .. }) => {}
+            Ok(Message::Batch(_)) => {
+                *e.optional.entry(NULL.into()).or_default() += 1;
+                let items = frame.json.as_ref().and_then(Value::as_array);
+                for item in items.into_iter().flatten() {
+                    if let Some(id) = item.get("id").filter(|id| !id.is_null()) {
+                        e.sent_ids.insert(id.to_string());
+                        *e.optional.entry(id.to_string()).or_default() += 1;
+                    }
+                }
+            }
+            Err(_) => {
+                *e.optional.entry(NULL.into()).or_default() += 1;
+                if let Some(id) = raw_id.filter(|id| id != NULL) {
+                    *e.optional.entry(id).or_default() += 1;
+                }
+            }
+        }
+    }
+    // A cancelled request may go unanswered (the receiver SHOULD NOT answer it).
+    for id in cancelled {
+        if let Some(n) = e.required.remove(&id) {
+            *e.optional.entry(id).or_default() += n;
+        }
+    }
+    e
+}
+
+fn modern_marked(params: Option<&Value>) -> bool {
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .is_some_and(|m| m.contains_key(meta::PROTOCOL_VERSION))
+}
+
+/// What was read back.
+#[derive(Debug, Default)]
+struct Seen {
+    replies: HashMap<String, usize>,
+    violations: Vec<Violation>,
+    probe_answered: bool,
+    server_requests: usize,
+    modern_success: bool,
+    legacy_success: bool,
+    closed: bool,
+}
+
+impl Seen {
+    fn violation(&mut self, oracle: Oracle, detail: impl Into<String>) {
+        self.violations.push(Violation {
+            oracle,
+            detail: detail.into(),
+        });
+    }
+}
+
+/// Runs one case on a fresh connection to `target`.
+pub async fn run_case(
+    target: &Target,
+    case: &[Vec<u8>],
+    options: &ExecOptions,
+) -> Result<Outcome, StartError> {
+    let mut transport = target.connect(options.max_message)?;
+    let expected = expectations(case);
+    let mut outcome = Outcome::default();
+    let mut seen = Seen::default();
+
+    let send_deadline = Instant::now() + options.reply_timeout + options.startup_allowance;
+    let probe = json!({"jsonrpc": "2.0", "id": PROBE_ID, "method": method::PING}).to_string();
+    for line in case.iter().map(Vec::as_slice).chain([probe.as_bytes()]) {
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line);
+        bytes.push(b'\n');
+        if transport.send(&bytes, send_deadline).await.is_err() {
+            // The server died or stopped reading: the reads below tell which.
+            break;
+        }
+        outcome.sent += 1;
+    }
+
+    let started = Instant::now();
+    let hard_stop = started + 4 * options.reply_timeout + options.startup_allowance;
+    let mut deadline = started + options.reply_timeout + options.startup_allowance;
+    loop {
+        match transport.recv(deadline.min(hard_stop)).await {
+            Recv::Line(bytes) => {
+                outcome.received += 1;
+                judge_line(&bytes, &expected, &mut seen, &mut transport, options).await;
+                let complete = seen.probe_answered
+                    && expected
+                        .required
+                        .iter()
+                        .all(|(id, n)| seen.replies.get(id).copied().unwrap_or(0) >= *n);
+                deadline = Instant::now()
+                    + if complete {
+                        options.quiet
+                    } else {
+                        options.reply_timeout
+                    };
+            }
+            Recv::Overflow { limit } => seen.violation(
+                Oracle::OversizedOutput,
+                format!("the server wrote a line longer than {limit} bytes"),
+            ),
+            Recv::Closed => {
+                seen.closed = true;
+                break;
+            }
+            Recv::TimedOut => break,
+        }
+    }
+
+    // Process alive? A closed output or an exit is a crash, whatever else was seen.
+    let liveness = if seen.closed {
+        transport.wait_exit(Duration::from_millis(500)).await
+    } else {
+        transport.liveness()
+    };
+    match liveness {
+        Liveness::Exited(info) => {
+            let how = crate::fuzz::take_panic_message()
+                .map_or(info.how.clone(), |m| format!("{} ({m})", info.how));
+            seen.violation(Oracle::Crash, format!("the server exited: {how}"));
+        }
+        Liveness::Running if seen.closed => {
+            seen.violation(Oracle::Crash, "the server closed its output");
+        }
+        Liveness::Running if !seen.probe_answered => seen.violation(
+            Oracle::Hang,
+            format!(
+                "no reply to a `ping` sent after the case within {:.1} s; the server is running",
+                options.reply_timeout.as_secs_f64()
+            ),
+        ),
+        Liveness::Running => {}
+    }
+    settle(&expected, &mut seen);
+    if seen.violations.iter().any(|v| v.oracle == Oracle::Crash) {
+        outcome.stderr_tail = transport.stderr_tail();
+    }
+    outcome.violation = seen.violations.into_iter().min_by_key(|v| v.oracle);
+    // Dropping the transport kills the server (its process group) or aborts its task.
+    drop(transport);
+    Ok(outcome)
+}
+
+/// Judges one line the server wrote.
+async fn judge_line(
+    bytes: &[u8],
+    expected: &Expected,
+    seen: &mut Seen,
+    transport: &mut LineTransport,
+    options: &ExecOptions,
+) {
+    let frame = Frame::decode(bytes);
+    match &frame.parsed {
+        Err(DecodeError::NotUtf8 { .. } | DecodeError::Json { .. } | DecodeError::Empty) => {
+            seen.violation(
+                Oracle::NonMcpOutput,
+                format!(
+                    "stdout line {:?}",
+                    crate::driver::shorten(&frame.text(), 120)
+                ),
+            );
+        }
+        Err(DecodeError::IdType { .. })
+            if frame
+                .raw_id()
+                .is_some_and(|id| expected.sent_ids.contains(&id.to_string())) =>
+        {
+            // The server echoed an id the harness's codec does not accept (e.g. u64::MAX),
+            // as it should.
+            let id = frame.raw_id().map_or_else(|| NULL.into(), Value::to_string);
+            *seen.replies.entry(id).or_default() += 1;
+        }
+        Err(e) => seen.violation(
+            Oracle::InvalidReply,
+            format!("{e}: {}", crate::driver::shorten(&frame.text(), 120)),
+        ),
+        Ok(Message::Batch(items)) => {
+            let raw = frame.json.as_ref().and_then(Value::as_array);
+            for (item, json) in items.iter().zip(raw.into_iter().flatten()) {
+                match item {
+                    Ok(m) => judge_message(m, json.get("id"), expected, seen),
+                    Err(e) => seen.violation(Oracle::InvalidReply, format!("batch element: {e}")),
+                }
+            }
+        }
+        Ok(Message::Request { id, method: m, .. }) => {
+            seen.server_requests += 1;
+            let answer = if m == method::PING {
+                json!({"jsonrpc": "2.0", "id": id.to_json(), "result": {}})
+            } else {
+                json!({"jsonrpc": "2.0", "id": id.to_json(),
+                       "error": {"code": -32601, "message": "mcpspec fuzz answers only ping"}})
+            };
+            let mut line = answer.to_string().into_bytes();
+            line.push(b'\n');
+            let _ = transport
+                .send(&line, Instant::now() + options.reply_timeout)
+                .await;
+        }
+        Ok(message) => judge_message(message, frame.raw_id(), expected, seen),
+    }
+}
+
+fn judge_message(message: &Message, raw_id: Option<&Value>, expected: &Expected, seen: &mut Seen) {
+    let id = raw_id.map_or_else(|| NULL.into(), Value::to_string);
+    match message {
+        Message::Response { result, .. } => {
+            if id == json!(PROBE_ID).to_string() {
+                seen.probe_answered = true;
+                return;
+            }
+            if expected.modern_ids.contains(&id) {
+                seen.modern_success = true;
+            }
+            if expected.initialize_ids.contains(&id) && result.get("protocolVersion").is_some() {
+                seen.legacy_success = true;
+            }
+            *seen.replies.entry(id).or_default() += 1;
+        }
+        Message::Error { error, .. } => {
+            if !allowed_error_code(error.code) {
+                seen.violation(
+                    Oracle::BadErrorCode,
+                    format!(
+                        "error code {} ({:?}) in a reply to id {id}",
+                        error.code, error.message
+                    ),
+                );
+            }
+            if id == json!(PROBE_ID).to_string() {
+                seen.probe_answered = true;
+                return;
+            }
+            *seen.replies.entry(id).or_default() += 1;
+        }
+        Message::Request { .. } => seen.server_requests += 1,
+        Message::Notification { .. } | Message::Batch(_) => {}
+    }
+}
+
+/// The per-id oracles, once everything has been read.
+fn settle(expected: &Expected, seen: &mut Seen) {
+    if seen.server_requests > 0 && seen.modern_success && !seen.legacy_success {
+        seen.violation(
+            Oracle::ServerRequestInModernEra,
+            format!(
+                "{} server->client request(s) on a connection in the modern era",
+                seen.server_requests
+            ),
+        );
+    }
+    let mut ids: Vec<_> = seen.replies.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    ids.sort();
+    for (id, got) in ids {
+        let allowed = expected.required.get(&id).copied().unwrap_or(0)
+            + expected.optional.get(&id).copied().unwrap_or(0);
+        if got <= allowed {
+            continue;
+        }
+        let (oracle, detail) = if id == NULL && expected.notifications > 0 {
+            (
+                Oracle::ReplyToNotification,
+                format!(
+                    "{got} replies with id null; the case had {} notification(s) and only {allowed} \
+                     line(s) that could earn an id-null error",
+                    expected.notifications
+                ),
+            )
+        } else if allowed > 0 {
+            (
+                Oracle::DuplicateReply,
+                format!("{got} replies with id {id}, which {allowed} line(s) carried"),
+            )
+        } else {
+            (
+                Oracle::UnmatchedReply,
+                format!("{got} replies with id {id}, which no line carried"),
+            )
+        };
+        seen.violation(oracle, detail);
+    }
+    if seen.probe_answered {
+        let mut missing: Vec<_> = expected
+            .required
+            .iter()
+            .filter(|(id, n)| seen.replies.get(*id).copied().unwrap_or(0) < **n)
+            .map(|(id, _)| id.clone())
+            .collect();
+        if !missing.is_empty() {
+            missing.sort();
+            seen.violation(
+                Oracle::UnansweredRequest,
+                format!(
+                    "no reply to the request(s) with id {} although the later probe was answered",
+                    missing.join(", ")
+                ),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(v: &[Value]) -> Vec<Vec<u8>> {
+        v.iter().map(|m| m.to_string().into_bytes()).collect()
+    }
+
+    #[test]
+    fn expectations_follow_the_lines() {
+        let case = lines(&[
+            json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+            json!({"jsonrpc": "2.0", "method": "notifications/x"}),
+            json!({"jsonrpc": "1.0", "id": "a", "method": "ping"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "x"}),
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                   "params": {"requestId": 2}}),
+        ]);
+        let e = expectations(&case);
+        assert_eq!(e.required.get("1"), Some(&2));
+        assert_eq!(e.required.get("2"), None);
+        assert_eq!(e.optional.get("2"), Some(&1));
+        assert_eq!(e.optional.get("\"a\""), Some(&1));
+        assert_eq!(e.optional.get(NULL), Some(&1));
+        assert_eq!(e.notifications, 2);
+    }
+}

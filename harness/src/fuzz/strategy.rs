@@ -1,0 +1,462 @@
+//! proptest strategies for fuzz cases: a [`Case`] is a short sequence of lines, each a
+//! structured JSON-RPC message (valid envelopes with odd params, broken envelopes, wrong types,
+//! huge and deep values, unicode edge cases, reused ids, notifications that look like requests,
+//! client responses, batches) or a mutated seed line. Everything shrinks: a failing case
+//! shrinks to fewer lines and simpler values.
+
+use std::sync::Arc;
+
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::sample::select;
+use serde_json::{Map, Value, json};
+
+use crate::protocol::{meta, method, version};
+
+/// One fuzz case: the lines sent to the server, in order (no newlines inside a line).
+pub type Case = Vec<Vec<u8>>;
+
+/// The most lines one generated case has.
+pub const MAX_LINES: usize = 6;
+
+/// Keys fuzzers like: MCP's own, JSON's traps (`__proto__`), and plain ones.
+const KEYS: &[&str] = &[
+    "name",
+    "arguments",
+    "text",
+    "a",
+    "b",
+    "cursor",
+    "uri",
+    "level",
+    "requestId",
+    "_meta",
+    "protocolVersion",
+    "capabilities",
+    "clientInfo",
+    "__proto__",
+    "constructor",
+    "__class__",
+    "",
+    "\u{0}",
+    "é",
+    "🦀",
+];
+
+/// Strings that break naive code: empty, NUL, BOM, lone surrogate escapes' neighbours,
+/// combining marks, right-to-left, astral plane, line separators, overlong-looking text.
+const STRINGS: &[&str] = &[
+    "",
+    "\u{0}",
+    "\u{feff}",
+    "\u{d7ff}\u{e000}",
+    "e\u{301}\u{301}\u{301}",
+    "\u{202e}abc",
+    "🦀\u{1f600}",
+    "\u{2028}\u{2029}",
+    "\\u0000",
+    "%s%n",
+    "../../etc/passwd",
+    "null",
+    "2026-07-28",
+];
+
+const METHODS: &[&str] = &[
+    method::DISCOVER,
+    method::INITIALIZE,
+    method::INITIALIZED,
+    method::PING,
+    method::TOOLS_LIST,
+    method::TOOLS_CALL,
+    method::RESOURCES_LIST,
+    "resources/read",
+    "resources/templates/list",
+    method::RESOURCES_SUBSCRIBE,
+    method::RESOURCES_UNSUBSCRIBE,
+    method::LOGGING_SET_LEVEL,
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    method::CANCELLED,
+    "notifications/progress",
+    "notifications/roots/list_changed",
+    method::NONEXISTENT,
+    "",
+    "tools/call/",
+    "TOOLS/LIST",
+    "rpc.discover",
+];
+
+/// The strategy for whole cases, drawing mutations from `seeds` (one message per line).
+pub fn case(seeds: Arc<Vec<Vec<u8>>>) -> impl Strategy<Value = Case> {
+    vec(line(seeds), 1..=MAX_LINES)
+}
+
+/// One line.
+pub fn line(seeds: Arc<Vec<Vec<u8>>>) -> BoxedStrategy<Vec<u8>> {
+    let json_line = |s: BoxedStrategy<Value>| s.prop_map(|v| v.to_string().into_bytes());
+    let seeded = if seeds.is_empty() {
+        json_line(request()).boxed()
+    } else {
+        mutated_seed(seeds).boxed()
+    };
+    prop_oneof![
+        6 => json_line(request()),
+        2 => json_line(notification()),
+        1 => json_line(bad_envelope()),
+        1 => json_line(client_response()),
+        1 => json_line(batch()),
+        2 => seeded,
+        1 => huge_or_deep(),
+    ]
+    .boxed()
+}
+
+/// Request ids from small spaces (so reuse is common), plus the wrong types.
+pub fn id() -> BoxedStrategy<Value> {
+    prop_oneof![
+        6 => (0i64..4).prop_map(Value::from),
+        2 => (-3i64..0).prop_map(Value::from),
+        3 => (0u8..4).prop_map(|n| json!(format!("r{n}"))),
+        1 => (0u8..4).prop_map(|n| json!(n.to_string())),
+        1 => Just(Value::Null),
+        1 => Just(json!(1.5)),
+        1 => Just(json!(true)),
+        1 => Just(json!({"id": 1})),
+        1 => Just(json!(i64::MAX)),
+        1 => Just(json!(u64::MAX)),
+        1 => select(STRINGS).prop_map(Value::from),
+    ]
+    .boxed()
+}
+
+pub fn method_name() -> BoxedStrategy<String> {
+    prop_oneof![
+        8 => select(METHODS).prop_map(str::to_owned),
+        1 => "[a-z/]{0,12}",
+        1 => any::<String>(),
+    ]
+    .boxed()
+}
+
+/// A JSON string value: plain, edge-case, arbitrary unicode.
+pub fn string() -> BoxedStrategy<String> {
+    prop_oneof![
+        4 => "[a-z0-9_]{0,8}",
+        2 => select(STRINGS).prop_map(str::to_owned),
+        1 => any::<String>(),
+    ]
+    .boxed()
+}
+
+pub fn key() -> BoxedStrategy<String> {
+    prop_oneof![
+        4 => select(KEYS).prop_map(str::to_owned),
+        1 => "[a-z_]{1,8}",
+        1 => any::<String>(),
+    ]
+    .boxed()
+}
+
+/// Any JSON value, shallow and small by default.
+pub fn value() -> BoxedStrategy<Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        prop_oneof![
+            Just(0i64),
+            Just(-1),
+            Just(i64::MIN),
+            Just(i64::MAX),
+            any::<i64>()
+        ]
+        .prop_map(Value::from),
+        prop_oneof![
+            Just(0.5f64),
+            Just(-0.0),
+            Just(1e308),
+            Just(5e-324),
+            any::<f64>()
+        ]
+        .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        string().prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            vec(inner.clone(), 0..4).prop_map(Value::Array),
+            vec((key(), inner), 0..4).prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+    .boxed()
+}
+
+/// The `_meta` envelope ladder: absent, not an object, empty, version only, the full modern
+/// envelope at a known, unknown or malformed version.
+pub fn envelope() -> BoxedStrategy<Option<Value>> {
+    let version = prop_oneof![
+        6 => Just(json!(version::MODERN)),
+        1 => select(&version::LEGACY[..]).prop_map(Value::from),
+        1 => Just(json!(version::UNKNOWN)),
+        1 => Just(json!(version::MALFORMED)),
+        1 => Just(json!(20260728)),
+    ];
+    prop_oneof![
+        3 => Just(None),
+        1 => Just(Some(json!("meta"))),
+        1 => Just(Some(json!({}))),
+        1 => version.clone().prop_map(|v| Some(json!({ meta::PROTOCOL_VERSION: v }))),
+        6 => (version, any::<bool>()).prop_map(|(v, info)| {
+            let mut m = json!({ meta::PROTOCOL_VERSION: v, meta::CLIENT_CAPABILITIES: {} });
+            if info {
+                m[meta::CLIENT_INFO] = json!({"name": "mcpspec-fuzz", "version": "0"});
+            }
+            Some(m)
+        }),
+    ]
+    .boxed()
+}
+
+/// Params shaped for the methods (tool calls, cursors, uris, handshakes, cancellations), or
+/// anything at all.
+pub fn params() -> BoxedStrategy<Option<Value>> {
+    let tool = prop_oneof![
+        3 => select(&["echo", "add", "mcpspec-nonexistent-tool-7f3a"][..]).prop_map(Value::from),
+        1 => value(),
+    ];
+    let arguments = prop_oneof![
+        4 => vec((key(), value()), 0..4).prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        1 => value(),
+    ];
+    let shaped = prop_oneof![
+        4 => (tool, arguments).prop_map(|(name, args)| json!({"name": name, "arguments": args})),
+        2 => value().prop_map(|c| json!({ "cursor": c })),
+        1 => value().prop_map(|u| json!({ "uri": u })),
+        1 => value().prop_map(|l| json!({ "level": l })),
+        1 => id().prop_map(|r| json!({ "requestId": r, "reason": "fuzz" })),
+        1 => (value(), value()).prop_map(|(v, caps)| json!({
+            "protocolVersion": v,
+            "capabilities": caps,
+            "clientInfo": {"name": "mcpspec-fuzz", "version": "0"},
+        })),
+        2 => vec((key(), value()), 0..4).prop_map(|kv| Value::Object(kv.into_iter().collect())),
+    ];
+    prop_oneof![
+        2 => Just(None),
+        8 => shaped.prop_map(Some),
+        1 => value().prop_map(Some),
+    ]
+    .boxed()
+}
+
+fn with_envelope(params: Option<Value>, envelope: Option<Value>) -> Option<Value> {
+    let Some(meta) = envelope else {
+        return params;
+    };
+    let mut params = params.unwrap_or_else(|| json!({}));
+    if let Value::Object(obj) = &mut params {
+        obj.insert("_meta".into(), meta);
+    }
+    Some(params)
+}
+
+fn message(id: Option<Value>, method: String, params: Option<Value>) -> Value {
+    let mut obj = Map::new();
+    obj.insert("jsonrpc".into(), "2.0".into());
+    if let Some(id) = id {
+        obj.insert("id".into(), id);
+    }
+    obj.insert("method".into(), method.into());
+    if let Some(p) = params {
+        obj.insert("params".into(), p);
+    }
+    Value::Object(obj)
+}
+
+/// A request with a valid envelope (the params and ids are where the trouble is).
+pub fn request() -> BoxedStrategy<Value> {
+    (id(), method_name(), params(), envelope())
+        .prop_map(|(id, m, p, e)| message(Some(id), m, with_envelope(p, e)))
+        .boxed()
+}
+
+/// A notification, often one that looks like a request (a request method, request params).
+pub fn notification() -> BoxedStrategy<Value> {
+    (method_name(), params(), envelope())
+        .prop_map(|(m, p, e)| message(None, m, with_envelope(p, e)))
+        .boxed()
+}
+
+/// A message with one envelope defect: `jsonrpc` wrong or missing, `method` not a string,
+/// `params` not structured, both `result` and `error`, nothing to classify.
+pub fn bad_envelope() -> BoxedStrategy<Value> {
+    (id(), request(), 0u8..7)
+        .prop_map(|(id, mut m, defect)| {
+            if let Value::Object(obj) = &mut m {
+                match defect {
+                    0 => {
+                        obj.insert("jsonrpc".into(), json!("1.0"));
+                    }
+                    1 => {
+                        obj.remove("jsonrpc");
+                    }
+                    2 => {
+                        obj.insert("jsonrpc".into(), json!(2.0));
+                    }
+                    3 => {
+                        obj.insert("method".into(), json!(7));
+                    }
+                    4 => {
+                        obj.insert("params".into(), json!("params"));
+                    }
+                    5 => {
+                        obj.remove("method");
+                        obj.insert("result".into(), json!({}));
+                        obj.insert("error".into(), json!({"code": 1, "message": "x"}));
+                    }
+                    _ => {
+                        obj.remove("method");
+                        obj.insert("id".into(), id);
+                    }
+                }
+            }
+            m
+        })
+        .boxed()
+}
+
+/// A response from the client (to a server request that may not exist).
+pub fn client_response() -> BoxedStrategy<Value> {
+    (id(), any::<bool>(), value())
+        .prop_map(|(id, ok, v)| {
+            if ok {
+                json!({"jsonrpc": "2.0", "id": id, "result": v})
+            } else {
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": "no"}})
+            }
+        })
+        .boxed()
+}
+
+/// A JSON array of messages (empty included).
+pub fn batch() -> BoxedStrategy<Value> {
+    vec(prop_oneof![request(), notification()], 0..3)
+        .prop_map(Value::Array)
+        .boxed()
+}
+
+/// Huge strings, long arrays and nesting past common recursion limits.
+pub fn huge_or_deep() -> BoxedStrategy<Vec<u8>> {
+    prop_oneof![
+        (1usize..200_000).prop_map(|n| {
+            let text = "x".repeat(n);
+            message(
+                Some(json!(1)),
+                method::TOOLS_CALL.into(),
+                with_envelope(
+                    Some(json!({"name": "echo", "arguments": {"text": text}})),
+                    Some(modern_meta()),
+                ),
+            )
+            .to_string()
+            .into_bytes()
+        }),
+        (1usize..5_000).prop_map(|depth| {
+            let mut s =
+                String::from(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"#);
+            s.push_str(&"[".repeat(depth));
+            s.push_str(&"]".repeat(depth));
+            s.push_str("}}");
+            s.into_bytes()
+        }),
+        (1usize..50_000).prop_map(|n| {
+            let items = vec![Value::from(0); n];
+            message(
+                Some(json!(2)),
+                method::TOOLS_LIST.into(),
+                Some(json!({"cursor": items})),
+            )
+            .to_string()
+            .into_bytes()
+        }),
+    ]
+    .boxed()
+}
+
+fn modern_meta() -> Value {
+    json!({ meta::PROTOCOL_VERSION: version::MODERN, meta::CLIENT_CAPABILITIES: {} })
+}
+
+/// A seed line, verbatim or mutated: truncated, a byte flipped, a token spliced in.
+pub fn mutated_seed(seeds: Arc<Vec<Vec<u8>>>) -> impl Strategy<Value = Vec<u8>> {
+    let n = seeds.len();
+    (0..n, 0u8..5, any::<usize>(), any::<u8>(), select(TOKENS)).prop_map(
+        move |(i, how, at, byte, token)| {
+            let mut line = seeds[i].clone();
+            let at = if line.is_empty() { 0 } else { at % line.len() };
+            match how {
+                0 => {}
+                1 => line.truncate(at),
+                2 => {
+                    if let Some(b) = line.get_mut(at) {
+                        *b ^= byte.max(1);
+                    }
+                }
+                3 => {
+                    line.splice(at..at, token.bytes());
+                }
+                _ => {
+                    let tail = line.split_off(at);
+                    line.extend_from_slice(token.as_bytes());
+                    line.extend(tail.iter().skip(token.len().min(tail.len())));
+                }
+            }
+            line.retain(|&b| b != b'\n');
+            line
+        },
+    )
+}
+
+/// Fragments spliced into seed lines.
+const TOKENS: &[&str] = &[
+    "{",
+    "}",
+    "[",
+    "]",
+    "\"",
+    ",",
+    ":",
+    "null",
+    "-1",
+    "1e999",
+    "\\u0000",
+    "\\ud800",
+    "\u{0}",
+    "\u{feff}",
+    "\"__proto__\":[]",
+    "\r",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+
+    #[test]
+    fn lines_have_no_newlines() {
+        let seeds = Arc::new(vec![
+            br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec(),
+        ]);
+        let mut runner = TestRunner::deterministic();
+        let strategy = case(seeds);
+        for _ in 0..200 {
+            let case = strategy
+                .new_tree(&mut runner)
+                .map_err(|e| e.to_string())
+                .unwrap_or_else(|e| panic!("{e}"))
+                .current();
+            assert!((1..=MAX_LINES).contains(&case.len()));
+            assert!(case.iter().all(|l| !l.contains(&b'\n')));
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! Markdown for a CI step summary (`$GITHUB_STEP_SUMMARY`): a verdict line, the counts, a table
+//! of every check that did not simply pass (with its requirement ids and message), and the
+//! skipped checks folded away.
+
+use std::fmt::Write as _;
+
+use super::{CheckResult, RunReport};
+use crate::outcome::Kind;
+
+impl RunReport {
+    /// The report as GitHub-flavoured Markdown.
+    pub fn to_markdown(&self) -> String {
+        let s = &self.summary;
+        let mut out = String::new();
+        let verdict = if self.passed() {
+            "✅ passed"
+        } else {
+            "❌ failed"
+        };
+        let _ = writeln!(out, "## mcpspec: {verdict}\n");
+        let versions = match &self.negotiated.version {
+            Some(v) => format!(" {v}"),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "Target `{}` over {} · era: {}{} · mcpspec {} · {} checks in {:.2} s\n",
+            cell(&self.target),
+            self.transport,
+            self.negotiated.era,
+            versions,
+            self.mcpspec_version,
+            s.total,
+            self.duration_ms as f64 / 1000.0
+        );
+        let _ = writeln!(
+            out,
+            "| Pass | Non-strict | Fail | Info | Skipped | Error | Unexpected | Stale |"
+        );
+        let _ = writeln!(out, "|---:|---:|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            s.pass,
+            s.non_strict,
+            s.fail,
+            s.info,
+            s.skipped,
+            s.error,
+            s.unexpected,
+            s.stale.len()
+        );
+
+        let notable: Vec<&CheckResult> = self
+            .results
+            .iter()
+            .filter(|r| {
+                matches!(
+                    r.outcome.kind,
+                    Kind::Fail | Kind::Error | Kind::NonStrict | Kind::Info
+                ) || self.summary.stale.contains(&r.id)
+            })
+            .collect();
+        if !notable.is_empty() {
+            let _ = writeln!(out, "\n### Checks that did not simply pass\n");
+            let _ = writeln!(out, "| Check | Outcome | Requirements | Message |");
+            let _ = writeln!(out, "|---|---|---|---|");
+            for r in notable {
+                let _ = writeln!(
+                    out,
+                    "| `{}` | {} | {} | {} |",
+                    r.id,
+                    self.label(r),
+                    r.requirements.join(", "),
+                    cell(&r.outcome.message)
+                );
+            }
+        }
+
+        let skipped: Vec<&CheckResult> = self
+            .results
+            .iter()
+            .filter(|r| r.outcome.kind == Kind::Skipped)
+            .collect();
+        if !skipped.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n<details><summary>{} skipped</summary>\n",
+                skipped.len()
+            );
+            let _ = writeln!(out, "| Check | Reason |");
+            let _ = writeln!(out, "|---|---|");
+            for r in skipped {
+                let _ = writeln!(out, "| `{}` | {} |", r.id, cell(&r.outcome.message));
+            }
+            let _ = writeln!(out, "\n</details>");
+        }
+        out
+    }
+
+    fn label(&self, r: &CheckResult) -> String {
+        let mut label = match r.outcome.kind {
+            Kind::Fail | Kind::Error if r.baseline_reason.is_none() => {
+                format!("❌ {}", r.outcome.kind)
+            }
+            Kind::NonStrict => format!("⚠️ {}", r.outcome.kind),
+            kind => kind.to_string(),
+        };
+        if let Some(reason) = &r.baseline_reason {
+            let _ = write!(label, " (baseline: {})", cell(reason));
+        }
+        if self.summary.stale.contains(&r.id) {
+            label = format!("❌ STALE baseline entry ({label})");
+        }
+        label
+    }
+}
+
+/// Text safe inside a table cell: no pipes, no line breaks, no HTML tags.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace("\r\n", " ")
+        .replace(['\n', '\r'], " ")
+}

@@ -1,0 +1,66 @@
+//! Deadlock verdicts (POL-14) against the reference server's faults and the Python SDK's own
+//! documented deadlock; each verdict within 5 s of wall time.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use mcpspec::checks::by_id;
+
+async fn verdict(target: mcpspec::Target) -> (String, Duration) {
+    let check = by_id("deadlock/initialize/answers").expect("the check exists");
+    let report = common::run(target, &[check], common::options()).await;
+    let r = &report.results[0];
+    // The check's own time: the run also probes the target first.
+    (
+        format!("{}: {}", r.outcome.kind, r.outcome.message),
+        Duration::from_millis(r.duration_ms),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reference_faults_get_their_verdicts() {
+    let cases = [
+        (
+            "deadlock-on-initialize",
+            "FAIL: deadlock: the server awaited a client reply",
+        ),
+        ("silent-deadlock-on-initialize", "FAIL: likely deadlock:"),
+        ("crash-on-initialize", "FAIL: crash:"),
+        ("slow-start", "FAIL: not ready:"),
+    ];
+    let mut runs = Vec::new();
+    for (fault, want) in cases {
+        runs.push(tokio::spawn(async move {
+            let (got, took) = verdict(common::reference_with(&[fault])).await;
+            (fault, want, got, took)
+        }));
+    }
+    for run in runs {
+        let (fault, want, got, took) = run.await.unwrap();
+        assert!(
+            got.starts_with(want),
+            "{fault}: expected `{want}…`, got `{got}`"
+        );
+        assert!(
+            took < Duration::from_secs(5),
+            "{fault}: the verdict took {took:?}"
+        );
+    }
+    let (clean, _) = verdict(mcpspec::Target::embedded()).await;
+    assert!(clean.starts_with("PASS"), "{clean}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_documented_deadlock_is_called_a_deadlock() {
+    let (got, took) = verdict(common::python_server(&["--deadlock"])).await;
+    assert!(
+        got.starts_with("FAIL: deadlock: the server awaited a client reply"),
+        "{got}"
+    );
+    assert!(took < Duration::from_secs(5), "the verdict took {took:?}");
+    let (clean, _) = verdict(common::python_server(&[])).await;
+    assert!(clean.starts_with("PASS"), "{clean}");
+}

@@ -1,0 +1,92 @@
+//! `mcpspec negotiate`: the version matrix, snapshotted for the reference server in each
+//! `--eras` mode and for the Python SDK; `--expect` catches a changed matrix.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::sync::Arc;
+
+use assert_cmd::Command;
+use mcpspec::driver::Settings;
+use mcpspec::negotiation::matrix;
+
+fn snapshot(name: &str, value: &impl serde::Serialize) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(common::repo_root().join("snapshots/negotiate"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| insta::assert_yaml_snapshot!(name, value));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reference_server_matrices() {
+    let settings = Arc::new(Settings::default());
+    for mode in ["both", "modern", "legacy"] {
+        let m = matrix(&common::reference_eras(common::eras(mode)), &settings)
+            .await
+            .unwrap();
+        snapshot(&format!("reference-eras-{mode}"), &m);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn python_sdk_matrix() {
+    let settings = Arc::new(Settings::default());
+    let m = matrix(&common::python_server(&[]), &settings)
+        .await
+        .unwrap();
+    snapshot("python-sdk-2.3.0", &m);
+}
+
+#[test]
+fn expect_passes_on_a_match_and_fails_with_the_difference() {
+    let out = Command::cargo_bin("mcpspec")
+        .unwrap()
+        .args(["negotiate", "--json"])
+        .assert()
+        .code(0);
+    let json = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let dir = std::env::temp_dir().join(format!("mcpspec-negotiate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let same = dir.join("same.json");
+    std::fs::write(&same, &json).unwrap();
+    Command::cargo_bin("mcpspec")
+        .unwrap()
+        .args(["negotiate", "--expect"])
+        .arg(&same)
+        .assert()
+        .code(0);
+
+    // Edit one cell: the expectation now says 2099-01-01 is served by modern clients.
+    let mut edited: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let row = edited["rows"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|r| r["version"] == "2099-01-01")
+        .unwrap();
+    row["modern"] = serde_json::json!({"answer": "served"});
+    let changed = dir.join("edited.json");
+    std::fs::write(&changed, serde_json::to_string(&edited).unwrap()).unwrap();
+    let out = Command::cargo_bin("mcpspec")
+        .unwrap()
+        .args(["negotiate", "--expect"])
+        .arg(&changed)
+        .assert()
+        .code(1);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        err.contains("2099-01-01 modern: expected served, got error -32022"),
+        "{err}"
+    );
+
+    // The same file against a legacy-only server differs in every modern cell.
+    let out = Command::cargo_bin("mcpspec")
+        .unwrap()
+        .args(["negotiate", "--eras", "legacy", "--expect"])
+        .arg(&same)
+        .assert()
+        .code(1);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("2026-07-28 modern: expected served"), "{err}");
+}

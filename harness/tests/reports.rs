@@ -1,0 +1,286 @@
+//! The renderers over a fixed, hand-built [`RunReport`] (one check of every kind, a baselined
+//! failure and a stale baseline entry; durations fixed): JUnit, Markdown, JSON and the console
+//! are golden files under `snapshots/reports/`, and the JUnit XML is parsed back with an
+//! independent XML reader to show it is well-formed and its counts match.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use mcpspec::RunReport;
+use mcpspec::outcome::{Kind, Level, Outcome};
+use mcpspec::report::{CheckResult, Negotiated, Summary};
+use quick_xml::events::Event;
+
+fn result(id: &str, reqs: &[&str], level: Level, outcome: Outcome, ms: u64) -> CheckResult {
+    CheckResult {
+        id: id.into(),
+        requirements: reqs.iter().map(|r| (*r).to_owned()).collect(),
+        level,
+        outcome,
+        duration_ms: ms,
+        transcript_path: None,
+        baseline_reason: None,
+        transcript: vec![],
+    }
+}
+
+/// Every outcome kind once, plus a baselined Fail and a stale baseline entry.
+fn fixed_report() -> RunReport {
+    let mut baselined = result(
+        "jsonrpc/batch/rejected",
+        &["RPC-10", "POL-4"],
+        Level::Must,
+        Outcome::fail("a batch got 2 replies"),
+        7,
+    );
+    baselined.baseline_reason = Some("the server answers batches | known".into());
+    let results = vec![
+        result(
+            "jsonrpc/parse-error/replies-32700",
+            &["RPC-5", "POL-3"],
+            Level::Must,
+            Outcome::pass("error -32700"),
+            12,
+        ),
+        result(
+            "jsonrpc/result-type/present",
+            &["RPC-6", "POL-16"],
+            Level::Must,
+            Outcome::fail("server/discover: the result has no resultType (RPC-6)"),
+            5,
+        ),
+        baselined,
+        result(
+            "jsonrpc/error-code/reserved-range",
+            &["RPC-7", "POL-15"],
+            Level::Should,
+            Outcome::non_strict("error code -32010 is in -32000..-32019"),
+            3,
+        ),
+        result(
+            "modern/discover/result-shape",
+            &["DISC-1"],
+            Level::Must,
+            Outcome::pass("a DiscoverResult"),
+            4,
+        ),
+        result(
+            "modern/discover/server-info",
+            &["DISC-1"],
+            Level::Policy,
+            Outcome::info("serverInfo present: <name & \"version\">"),
+            2,
+        ),
+        result(
+            "tools/call/echo",
+            &["FEAT-1", "POL-12"],
+            Level::Must,
+            Outcome::skipped("needs --allow-tool NAME"),
+            0,
+        ),
+        result(
+            "stdio/process/exits-on-eof",
+            &["STDIO-5"],
+            Level::Must,
+            Outcome::error("timed out: the scenario did not finish within its 15 s cap"),
+            15000,
+        ),
+    ];
+    let mut report = RunReport {
+        mcpspec_version: "0.0.0-test".into(),
+        target: "./my-server --flag".into(),
+        transport: "stdio".into(),
+        negotiated: Negotiated {
+            era: "modern".into(),
+            version: Some("2026-07-28".into()),
+            versions: vec!["2026-07-28".into()],
+            path: "server/discover probe: a DiscoverResult".into(),
+        },
+        results,
+        summary: Summary {
+            stale: vec!["modern/discover/result-shape".into()],
+            ..Summary::default()
+        },
+        duration_ms: 15033,
+    };
+    report.summarize();
+    report
+}
+
+fn snapshot_settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(common::repo_root().join("snapshots/reports"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings
+}
+
+#[test]
+fn the_fixed_report_has_one_of_everything() {
+    let r = fixed_report();
+    let s = &r.summary;
+    assert_eq!(
+        (s.pass, s.non_strict, s.fail, s.info, s.skipped, s.error),
+        (2, 1, 2, 1, 1, 1)
+    );
+    assert_eq!(s.unexpected, 2, "the baselined Fail is expected");
+    assert!(!r.passed());
+}
+
+#[test]
+fn junit_golden() {
+    let xml = fixed_report().to_junit();
+    snapshot_settings().bind(|| insta::assert_snapshot!("junit", xml));
+}
+
+#[test]
+fn markdown_golden() {
+    let md = fixed_report().to_markdown();
+    snapshot_settings().bind(|| insta::assert_snapshot!("markdown", md));
+}
+
+#[test]
+fn json_golden() {
+    let json = fixed_report().to_json();
+    snapshot_settings().bind(|| insta::assert_snapshot!("json", json));
+}
+
+#[test]
+fn console_golden() {
+    let text = fixed_report().to_console(false);
+    snapshot_settings().bind(|| insta::assert_snapshot!("console", text));
+}
+
+/// What a JUnit reader sees: per suite, its declared counts and the counted children.
+#[derive(Debug, Default, PartialEq)]
+struct Counts {
+    tests: usize,
+    failures: usize,
+    errors: usize,
+    skipped: usize,
+}
+
+#[test]
+fn junit_parses_back_with_matching_counts() {
+    let report = fixed_report();
+    let xml = report.to_junit();
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    let mut declared: BTreeMap<String, Counts> = BTreeMap::new();
+    let mut counted: BTreeMap<String, Counts> = BTreeMap::new();
+    let mut root: Option<Counts> = None;
+    let mut suite = String::new();
+    let mut cases: Vec<(String, String)> = Vec::new();
+    let mut depth = 0usize;
+    loop {
+        let event = reader.read_event().expect("well-formed XML");
+        let (start, is_empty) = match &event {
+            Event::Start(e) => (Some(e.clone()), false),
+            Event::Empty(e) => (Some(e.clone()), true),
+            Event::End(_) => {
+                depth -= 1;
+                (None, false)
+            }
+            Event::Eof => break,
+            _ => (None, false),
+        };
+        let Some(e) = start else { continue };
+        if !is_empty {
+            depth += 1;
+        }
+        let attr = |name: &str| -> Option<String> {
+            e.attributes()
+                .map(|a| a.expect("well-formed attribute"))
+                .find(|a| a.key.as_ref() == name.as_bytes())
+                .map(|a| {
+                    let raw = String::from_utf8_lossy(&a.value).into_owned();
+                    quick_xml::escape::unescape(&raw)
+                        .expect("valid escapes")
+                        .into_owned()
+                })
+        };
+        let num = |name: &str| attr(name).map_or(0, |v| v.parse::<usize>().expect("a count"));
+        match e.name().as_ref() {
+            b"testsuites" => {
+                root = Some(Counts {
+                    tests: num("tests"),
+                    failures: num("failures"),
+                    errors: num("errors"),
+                    skipped: num("skipped"),
+                })
+            }
+            b"testsuite" => {
+                suite = attr("name").expect("a suite name");
+                declared.insert(
+                    suite.clone(),
+                    Counts {
+                        tests: num("tests"),
+                        failures: num("failures"),
+                        errors: num("errors"),
+                        skipped: num("skipped"),
+                    },
+                );
+            }
+            b"testcase" => {
+                let name = attr("name").expect("a test case name");
+                assert_eq!(attr("classname").as_deref(), Some(suite.as_str()));
+                assert!(attr("time").is_some(), "{name} has a time");
+                counted.entry(suite.clone()).or_default().tests += 1;
+                cases.push((name, String::new()));
+            }
+            kind @ (b"failure" | b"error" | b"skipped") => {
+                let c = counted.entry(suite.clone()).or_default();
+                match kind {
+                    b"failure" => c.failures += 1,
+                    b"error" => c.errors += 1,
+                    _ => c.skipped += 1,
+                }
+                if let Some(last) = cases.last_mut() {
+                    last.1 = String::from_utf8_lossy(kind).into_owned();
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(depth, 0, "every element is closed");
+    assert_eq!(declared, counted, "each suite's counts match its children");
+    let root = root.expect("a <testsuites> root");
+    assert_eq!(root.tests, report.results.len());
+    // Unlisted Fail and the stale entry are failures; the baselined Fail and the skip are
+    // skipped; the Error is an error.
+    assert_eq!((root.failures, root.errors, root.skipped), (2, 1, 2));
+    let status: BTreeMap<_, _> = cases.into_iter().collect();
+    assert_eq!(status["jsonrpc/result-type/present"], "failure");
+    assert_eq!(status["modern/discover/result-shape"], "failure", "stale");
+    assert_eq!(status["jsonrpc/batch/rejected"], "skipped", "baselined");
+    assert_eq!(status["stdio/process/exits-on-eof"], "error");
+    assert_eq!(
+        status["jsonrpc/error-code/reserved-range"], "",
+        "NonStrict passes"
+    );
+    assert_eq!(status["modern/discover/server-info"], "", "Info passes");
+}
+
+#[test]
+fn junit_of_a_real_run_parses_with_quick_junit_counts() {
+    let report = tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(common::run(
+            common::reference_with(&["no-result-type"]),
+            &mcpspec::checks::catalogue(),
+            common::quick_options(),
+        ));
+    let xml = report.to_junit();
+    let root = quick_junit::Report::deserialize_from_str(&xml).expect("quick-junit reads it back");
+    assert_eq!(root.tests, report.summary.total);
+    assert_eq!(root.failures, report.summary.fail);
+    assert_eq!(root.errors, report.summary.error);
+    assert!(report.summary.fail >= 1);
+    assert!(matches!(
+        report
+            .result("jsonrpc/result-type/present")
+            .map(|r| r.outcome.kind),
+        Some(Kind::Fail)
+    ));
+}
