@@ -27,6 +27,8 @@ pub enum Need {
     Modern,
     /// The target is a stdio process or the embedded server (not a URL).
     Stdio,
+    /// The target is a streamable HTTP URL.
+    Http,
     /// The server advertises this capability in its discover result.
     Capability(&'static str),
     /// The server serves a legacy (initialize-handshake) revision.
@@ -120,13 +122,14 @@ impl Facts {
         self.initialize.as_ref()?.get("protocolVersion")?.as_str()
     }
 
-    /// Whether the discover result advertises `capability`.
+    /// Whether the discover result advertises `capability`; a dotted name is a sub-capability
+    /// (`resources.subscribe`, `tools.listChanged`), advertised when present and not `false`.
     pub fn has_capability(&self, capability: &str) -> bool {
-        self.discover
-            .as_ref()
-            .and_then(|d| d.get("capabilities"))
-            .and_then(|c| c.get(capability))
-            .is_some_and(|v| !v.is_null())
+        let mut v = self.discover.as_ref().and_then(|d| d.get("capabilities"));
+        for part in capability.split('.') {
+            v = v.and_then(|c| c.get(part));
+        }
+        v.is_some_and(|v| !v.is_null() && *v != serde_json::Value::Bool(false))
     }
 
     /// The modern versions the server says it supports.
@@ -180,6 +183,20 @@ impl Scenario {
             rec: Recorder::default(),
             conns: 0,
             check_id: None,
+        }
+    }
+
+    /// Records a remark in the transcript (HTTP exchanges, for one).
+    pub fn note(&self, text: impl Into<String>) {
+        self.rec
+            .record(self.conns.max(1), Event::Note { text: text.into() });
+    }
+
+    /// The HTTP endpoint, when the target is a URL.
+    pub fn endpoint(&self) -> Option<&crate::transport::http::client::Endpoint> {
+        match self.target.as_ref() {
+            Target::Url(e) => Some(e),
+            _ => None,
         }
     }
 

@@ -2,12 +2,22 @@
 //! (`group()`); [`catalogue`] is their concatenation, in report order.
 
 pub mod deadlock;
+mod http;
 mod jsonrpc;
 mod legacy;
+mod middleware;
 mod modern;
 mod negotiation;
 mod stdio;
 mod tools;
+// The rest of the 2026-07-28 surface (issue 8).
+mod features;
+mod lists;
+mod logging;
+mod mrtr;
+mod progress;
+mod subscriptions;
+mod surface;
 
 use serde_json::Value;
 
@@ -23,9 +33,17 @@ pub fn catalogue() -> Vec<Check> {
         modern::group(),
         stdio::group(),
         tools::group(),
+        features::group(),
+        lists::group(),
+        subscriptions::group(),
+        logging::group(),
+        progress::group(),
+        mrtr::group(),
         negotiation::group(),
         legacy::group(),
         deadlock::group(),
+        middleware::group(),
+        http::group(),
     ]
     .concat()
 }

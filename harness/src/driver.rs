@@ -43,6 +43,9 @@ pub struct Settings {
     /// Extra time a fresh server gets for its first line (interpreters and JITs start slowly;
     /// a start-up delay is not a missing reply).
     pub startup_timeout: Duration,
+    /// How long a fresh server may take to answer a first ping where readiness itself is
+    /// judged (deadlock detection's "not ready" verdict).
+    pub ready_timeout: Duration,
 }
 
 impl Default for Settings {
@@ -53,6 +56,7 @@ impl Default for Settings {
             quiet: Duration::from_millis(150),
             max_message: crate::transport::DEFAULT_MAX_MESSAGE,
             startup_timeout: Duration::from_secs(10),
+            ready_timeout: Duration::from_secs(3),
         }
     }
 }
@@ -75,6 +79,8 @@ pub struct Peer {
     /// Whether the server has written anything yet (until then waits include the start-up
     /// allowance).
     heard: bool,
+    /// The HTTP exchange of the next line (HTTP targets).
+    http_context: Option<crate::wire::HttpContext>,
     settings: Arc<Settings>,
 }
 
@@ -106,6 +112,7 @@ impl Peer {
         era: Era,
         settings: Arc<Settings>,
     ) -> Self {
+        transport.set_modern(era == Era::Modern);
         Peer {
             transport,
             rec,
@@ -117,6 +124,7 @@ impl Peer {
             answer_server_requests: true,
             closed: false,
             heard: false,
+            http_context: None,
             settings,
         }
     }
@@ -203,8 +211,13 @@ impl Peer {
             }
             match self.transport.recv(deadline).await {
                 Recv::Line(bytes) => {
+                    if let Some(ctx) = bytes.strip_prefix(crate::transport::http::CONTEXT_PREFIX) {
+                        self.http_context = serde_json::from_slice(ctx).ok();
+                        continue;
+                    }
                     self.heard = true;
-                    let frame = Frame::decode(&bytes);
+                    let mut frame = Frame::decode(&bytes);
+                    frame.http = self.http_context.take();
                     self.rec.received(self.conn, &frame);
                     if let Ok(Message::Request { id, method: m, .. }) = &frame.parsed {
                         let (id, m) = (id.clone(), m.clone());
@@ -425,15 +438,23 @@ fn millis(d: Duration) -> u64 {
 /// whose `id` equals it, or equals it up to the JSON type (a number for a numeric string and
 /// the other way round).
 fn is_reply_to(frame: &Frame, id: &Value) -> bool {
+    // Over HTTP the response to a POST answers that POST, even when its body's id is null.
+    let answers_post = frame
+        .http
+        .as_ref()
+        .is_some_and(|h| h.request_id.as_ref() == Some(id));
     let Some(json) = &frame.json else {
-        return false;
+        return answers_post;
     };
     if json.get("method").is_some() {
         return false;
     }
     let Some(got) = json.get("id") else {
-        return false;
+        return answers_post;
     };
+    if got.is_null() && answers_post {
+        return true;
+    }
     if got == id {
         return true;
     }

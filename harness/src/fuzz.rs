@@ -293,6 +293,9 @@ pub fn take_panic_message() -> Option<String> {
 
 static PANIC: Mutex<Option<String>> = Mutex::new(None);
 
+/// The name of the fuzz runtime's worker threads, where an embedded server runs.
+pub const WORKER_THREAD: &str = "mcpspec-fuzz-worker";
+
 /// Replaces the panic hook for a fuzz run: an embedded server that panics (a finding) is
 /// recorded instead of printing a backtrace per shrinking step. Panics of mcpspec itself are
 /// still printed.
@@ -301,7 +304,7 @@ pub fn quiet_panics() {
     std::panic::set_hook(Box::new(move |info| {
         let on_worker = std::thread::current()
             .name()
-            .is_some_and(|n| n.starts_with("tokio-runtime-worker"));
+            .is_some_and(|n| n == WORKER_THREAD);
         if on_worker {
             let message = info
                 .payload()

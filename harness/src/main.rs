@@ -77,6 +77,9 @@ struct NegotiateArgs {
     /// Embedded reference server only: switch on a fault. Repeatable.
     #[arg(long, value_name = "NAME")]
     fault: Vec<String>,
+    /// A streamable HTTP server to test (`http://127.0.0.1:PORT/mcp`) instead of a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    url: Option<String>,
     /// The server command and its arguments, after `--`.
     #[arg(last = true, value_name = "CMD")]
     command: Vec<String>,
@@ -101,6 +104,10 @@ struct RunArgs {
     /// Seconds to wait for each expected message.
     #[arg(long, value_name = "SECS", default_value_t = 2.0)]
     timeout: f64,
+    /// Seconds a fresh server may take to answer its first ping where readiness is judged
+    /// (deadlock detection's "not ready" verdict).
+    #[arg(long, value_name = "SECS", default_value_t = 3.0)]
+    ready_timeout: f64,
     /// Seconds one scenario may take in all.
     #[arg(long, value_name = "SECS", default_value_t = 15.0)]
     scenario_timeout: f64,
@@ -137,6 +144,9 @@ struct RunArgs {
     /// Embedded reference server only: which eras it serves (modern, legacy, both).
     #[arg(long, value_name = "MODE")]
     eras: Option<String>,
+    /// A streamable HTTP server to test (`http://127.0.0.1:PORT/mcp`) instead of a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    url: Option<String>,
     /// The server command and its arguments, after `--`.
     #[arg(last = true, value_name = "CMD")]
     command: Vec<String>,
@@ -231,6 +241,7 @@ fn run(args: RunArgs) -> u8 {
         settings: Settings {
             expect_timeout: Duration::from_secs_f64(args.timeout),
             scenario_timeout: Duration::from_secs_f64(args.scenario_timeout),
+            ready_timeout: Duration::from_secs_f64(args.ready_timeout),
             max_message: args.max_message,
             ..Settings::default()
         },
@@ -314,15 +325,32 @@ fn run(args: RunArgs) -> u8 {
 }
 
 fn target_of(args: &RunArgs) -> Result<Target, String> {
-    target_from(&args.command, &args.fault, args.eras.as_deref())
+    let mut target = target_from(
+        args.url.as_deref(),
+        &args.command,
+        &args.fault,
+        args.eras.as_deref(),
+    )?;
+    // The embedded server implements the probe profile when asked to.
+    if let Target::Embedded(config) = &mut target {
+        config.probe_profile = args.probe_profile;
+    }
+    Ok(target)
 }
 
-/// A command target, or the embedded reference server with faults and an eras mode.
+/// A URL or command target, or the embedded reference server with faults and an eras mode.
 fn target_from(
+    url: Option<&str>,
     command: &[String],
     faults: &[String],
     eras: Option<&str>,
 ) -> Result<Target, String> {
+    if let Some(url) = url {
+        if !faults.is_empty() || eras.is_some() {
+            return Err("--fault and --eras apply to the embedded reference server only".into());
+        }
+        return Target::url(url);
+    }
     if let Some((program, rest)) = command.split_first() {
         if !faults.is_empty() || eras.is_some() {
             return Err("--fault and --eras apply to the embedded reference server only".into());
@@ -348,11 +376,16 @@ fn target_from(
 }
 
 fn negotiate(args: NegotiateArgs) -> u8 {
-    let target = match target_from(&args.command, &args.fault, args.eras.as_deref()) {
+    let target = match target_from(
+        args.url.as_deref(),
+        &args.command,
+        &args.fault,
+        args.eras.as_deref(),
+    ) {
         Ok(t) => t,
         Err(message) => return usage_error(message),
     };
-    if !(args.timeout > 0.0) {
+    if args.timeout.is_nan() || args.timeout <= 0.0 {
         return usage_error("--timeout must be positive");
     }
     let expected = match &args.expect {

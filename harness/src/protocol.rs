@@ -96,4 +96,6 @@ pub mod names {
     pub const NONEXISTENT_TOOL: &str = "mcpspec-nonexistent-tool-7f3a";
     /// The probe profile's log tool.
     pub const PROBE_LOG_TOOL: &str = "mcpspec_probe_log";
+    /// The probe profile's slow tool (`steps`, `delay_ms`; progress per step).
+    pub const SLOW_TOOL: &str = "mcpspec_slow";
 }

@@ -139,9 +139,8 @@ fn unmet_need(
             "the server does not serve 2026-07-28 (server/discover got {})",
             facts.discover_seen
         )),
-        Need::Stdio if !matches!(target, Target::Command { .. } | Target::Embedded(_)) => {
-            Some("not a stdio target".into())
-        }
+        Need::Stdio if !target.is_stdio() => Some("not a stdio target".into()),
+        Need::Http if target.is_stdio() => Some("not an HTTP target (use --url)".into()),
         Need::Capability(c) if facts.modern() && !facts.has_capability(c) => Some(format!(
             "the server does not advertise the `{c}` capability (POL-11)"
         )),

@@ -20,6 +20,8 @@ pub enum Target {
         env: Vec<(String, String)>,
         cwd: Option<PathBuf>,
     },
+    /// A streamable HTTP endpoint (`http://host:port/path`).
+    Url(crate::transport::http::client::Endpoint),
 }
 
 /// The target could not be started (exit code 3).
@@ -91,6 +93,7 @@ impl Target {
                     format!("embedded reference server ({})", notes.join("; "))
                 }
             }
+            Target::Url(e) => e.url(),
             Target::Command { program, args, .. } => std::iter::once(program.as_str())
                 .chain(args.iter().map(String::as_str))
                 .collect::<Vec<_>>()
@@ -103,12 +106,27 @@ impl Target {
         match self {
             Target::Embedded(_) => "in-memory",
             Target::Command { .. } => "stdio",
+            Target::Url(_) => "http",
         }
+    }
+
+    /// A streamable HTTP target.
+    pub fn url(url: &str) -> Result<Self, String> {
+        crate::transport::http::client::Endpoint::parse(url).map(Target::Url)
+    }
+
+    /// Whether the target speaks stdio (a process or the embedded server).
+    pub fn is_stdio(&self) -> bool {
+        !matches!(self, Target::Url(_))
     }
 
     /// Starts a fresh server and returns the byte transport to it.
     pub fn connect(&self, max_message: usize) -> Result<LineTransport, StartError> {
         match self {
+            Target::Url(endpoint) => Ok(crate::transport::http::connect(
+                endpoint.clone(),
+                max_message,
+            )),
             Target::Embedded(config) => {
                 // Two pipes: client→server (the server's stdin) and server→client (its stdout).
                 let (client_out, server_in) = tokio::io::duplex(256 * 1024);

@@ -28,10 +28,19 @@ pub enum Event {
     Send { message: Value },
     /// Bytes sent as they are (malformed input).
     SendRaw { text: String },
-    /// A JSON-RPC message received.
-    Recv { message: Value },
+    /// A JSON-RPC message received (over HTTP: with the response status).
+    Recv {
+        message: Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        http_status: Option<u16>,
+    },
     /// A line received that is not a valid JSON-RPC message.
-    RecvInvalid { text: String, error: String },
+    RecvInvalid {
+        text: String,
+        error: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        http_status: Option<u16>,
+    },
     /// The harness answered a server→client request.
     Answer { message: Value },
     /// Nothing arrived within the wait.
@@ -65,17 +74,21 @@ impl Recorder {
     }
 
     pub fn received(&self, conn: u32, frame: &Frame) {
+        let http_status = frame.http.as_ref().map(|h| h.status);
         let event = match (&frame.parsed, &frame.json) {
             (Ok(_), Some(json)) => Event::Recv {
                 message: json.clone(),
+                http_status,
             },
             (Err(e), _) => Event::RecvInvalid {
                 text: clip(&frame.text()),
                 error: e.to_string(),
+                http_status,
             },
             (Ok(_), None) => Event::RecvInvalid {
                 text: clip(&frame.text()),
                 error: "?".into(),
+                http_status,
             },
         };
         self.record(conn, event);

@@ -4,6 +4,7 @@
 //! wire did as a [`Recv`] event: a line, the end of the stream, a timeout, or a line that grew
 //! past the configured bound (so a server that floods stdout cannot exhaust memory).
 
+pub mod http;
 mod lines;
 mod process;
 
@@ -36,6 +37,7 @@ pub struct LineTransport {
     writer: Option<Box<dyn AsyncWrite + Send + Unpin>>,
     reader: LineReader,
     server: ServerHandle,
+    era_hint: Option<http::EraHint>,
 }
 
 impl std::fmt::Debug for LineTransport {
@@ -56,6 +58,19 @@ impl LineTransport {
             writer: Some(writer),
             reader,
             server,
+            era_hint: None,
+        }
+    }
+
+    pub fn with_era_hint(mut self, hint: http::EraHint) -> Self {
+        self.era_hint = Some(hint);
+        self
+    }
+
+    /// Tells the transport which era the driver speaks (HTTP derives headers from it).
+    pub fn set_modern(&self, modern: bool) {
+        if let Some(h) = &self.era_hint {
+            h.set_modern(modern);
         }
     }
 

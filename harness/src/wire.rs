@@ -191,6 +191,17 @@ pub struct Frame {
     /// reply with a wrong `jsonrpc` member can still be matched to its request by id).
     pub json: Option<Value>,
     pub parsed: Result<Message, DecodeError>,
+    /// The HTTP exchange the frame came back on (HTTP targets only).
+    pub http: Option<HttpContext>,
+}
+
+/// Where an HTTP-borne frame came from: the status of the response that carried it and the
+/// id of the request whose POST it answered (the JSON-RPC id inside may be null).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HttpContext {
+    pub status: u16,
+    /// The JSON-RPC id of the POSTed message, if it had one.
+    pub request_id: Option<Value>,
 }
 
 impl Frame {
@@ -207,6 +218,7 @@ impl Frame {
                     raw,
                     json: None,
                     parsed,
+                    http: None,
                 };
             }
         };
@@ -215,6 +227,7 @@ impl Frame {
                 raw,
                 json: None,
                 parsed: Err(DecodeError::Empty),
+                http: None,
             };
         }
         let json: Value = match serde_json::from_str(text) {
@@ -229,6 +242,7 @@ impl Frame {
                     raw,
                     json: None,
                     parsed,
+                    http: None,
                 };
             }
         };
@@ -237,6 +251,7 @@ impl Frame {
             raw,
             json: Some(json),
             parsed,
+            http: None,
         }
     }
 

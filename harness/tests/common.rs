@@ -68,6 +68,15 @@ pub fn options() -> RunOptions {
     }
 }
 
+/// Options for runs against the Python SDK: fewer checks at once (each spawns an interpreter)
+/// and a readiness window that allows for a loaded 2-core machine.
+pub fn python_options() -> RunOptions {
+    let mut o = options();
+    o.jobs = 3;
+    o.settings.ready_timeout = Duration::from_secs(10);
+    o
+}
+
 /// Shorter waits for runs where faults make the server silent on purpose.
 pub fn quick_options() -> RunOptions {
     let mut o = options();
@@ -76,6 +85,50 @@ pub fn quick_options() -> RunOptions {
         ..Settings::default()
     };
     o
+}
+
+/// For a check that needs the probe profile: the embedded server with the profile installed
+/// and the options saying so (`--probe-profile`). Other checks and targets are left as they are.
+pub fn for_check(check: &Check, target: Target, mut options: RunOptions) -> (Target, RunOptions) {
+    if !check.needs.contains(&mcpspec::Need::ProbeProfile) {
+        return (target, options);
+    }
+    options.checks.probe_profile = true;
+    let target = match target {
+        Target::Embedded(mut config) => {
+            config.probe_profile = true;
+            Target::Embedded(config)
+        }
+        other => other,
+    };
+    (target, options)
+}
+
+/// Serves an embedded target over HTTP (127.0.0.1, a free port) when `check` needs an HTTP
+/// target; the handle keeps the server alive and stops it when dropped.
+pub async fn over_http_if_needed(
+    check: &Check,
+    target: Target,
+) -> (Target, Option<mcp_reference_server::HttpHandle>) {
+    match target {
+        Target::Embedded(config) if check.needs.contains(&mcpspec::Need::Http) => {
+            let (target, handle) = http_reference(config).await;
+            (target, Some(handle))
+        }
+        other => (other, None),
+    }
+}
+
+/// The reference server with `config`, over HTTP on 127.0.0.1 and a free port.
+pub async fn http_reference(
+    config: mcp_reference_server::Config,
+) -> (Target, mcp_reference_server::HttpHandle) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1:0");
+    let handle =
+        mcp_reference_server::spawn_http(config, listener).expect("the HTTP server starts");
+    (Target::url(&handle.url()).expect("a valid URL"), handle)
 }
 
 pub async fn run(target: Target, checks: &[Check], options: RunOptions) -> RunReport {

@@ -27,8 +27,7 @@ fn verdicts(report: &mcpspec::RunReport) -> serde_json::Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn python_sdk_verdicts_match_snapshot_and_baseline() {
     let target = common::python_server(&[]);
-    let mut options = common::options();
-    options.jobs = 4;
+    let options = common::python_options();
     let mut report = common::run(target, &catalogue(), options).await;
     let baseline =
         Baseline::load(&common::repo_root().join("fixtures/baselines/python-sdk-2.3.0.yaml"))

@@ -10,8 +10,12 @@ use crate::faults::Faults;
 pub struct Config {
     pub faults: Faults,
     pub eras: Eras,
-    /// Installs the probe middleware and lists the `mcpspec_probe_log` tool.
+    /// Installs the probe middleware and lists the `mcpspec_probe_log` tool and the feature
+    /// triggers (`mcpspec_trigger_*`, `mcpspec_end_subscriptions`, `mcpspec_slow`,
+    /// `mcpspec_log_demo`, `mcpspec_confirm`).
     pub probe_profile: bool,
+    /// The streamable HTTP transport's options (`--http`); unused on stdio.
+    pub http: crate::http::HttpOptions,
 }
 
 impl Default for Config {
@@ -20,6 +24,7 @@ impl Default for Config {
             faults: Faults::none(),
             eras: Eras::Both,
             probe_profile: false,
+            http: crate::http::HttpOptions::default(),
         }
     }
 }

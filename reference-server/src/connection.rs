@@ -35,8 +35,15 @@ pub(crate) struct Connection {
     state: Mutex<State>,
     pending: Mutex<HashMap<String, PendingReply>>,
     next_server_id: AtomicU64,
-    probe_log: Mutex<Vec<Value>>,
+    /// Shared by every connection of an HTTP server (see [`Connection::with_probe_log`]).
+    probe_log: Arc<Mutex<Vec<Value>>>,
     exit_requested: AtomicBool,
+    /// Requests being handled, so `notifications/cancelled` can stop them (STDIO-4).
+    pub(crate) inflight: crate::cancellation::Registry,
+    /// Open `subscriptions/listen` streams; shareable between connections (HTTP).
+    pub(crate) subscriptions: Arc<crate::subscriptions::Hub>,
+    /// State that only faults read (the modern era keeps none otherwise, META-3).
+    pub(crate) fault_state: crate::fault_state::FaultState,
 }
 
 impl std::fmt::Debug for Connection {
@@ -61,9 +68,31 @@ impl Connection {
             state: Mutex::new(State::default()),
             pending: Mutex::new(HashMap::new()),
             next_server_id: AtomicU64::new(1),
-            probe_log: Mutex::new(Vec::new()),
+            probe_log: Arc::new(Mutex::new(Vec::new())),
             exit_requested: AtomicBool::new(false),
+            inflight: crate::cancellation::Registry::default(),
+            subscriptions: Arc::default(),
+            fault_state: crate::fault_state::FaultState::default(),
         }
+    }
+
+    /// The same connection, delivering `subscriptions/listen` triggers to (and from) `hub`:
+    /// a transport with one [`Connection`] per request (HTTP) shares one hub between them.
+    #[allow(dead_code)] // the HTTP transport's entry point
+    pub(crate) fn with_subscriptions(mut self, hub: Arc<crate::subscriptions::Hub>) -> Self {
+        self.subscriptions = hub;
+        self
+    }
+
+    /// The writer's queue (where a request's messages go unless the transport streams them).
+    pub(crate) fn outbound(&self) -> mpsc::UnboundedSender<Outbound> {
+        self.out.clone()
+    }
+
+    /// Shares `log` as the probe log (HTTP: one log for all the per-request connections).
+    pub(crate) fn with_probe_log(mut self, log: Arc<Mutex<Vec<Value>>>) -> Self {
+        self.probe_log = log;
+        self
     }
 
     pub(crate) fn has(&self, fault: Fault) -> bool {

@@ -12,7 +12,7 @@ use crate::faults::Fault;
 use crate::middleware::{Ctx, Middleware, Next, Outcome};
 use crate::protocol::{meta, method};
 use crate::wire::{Outbound, RequestId};
-use crate::{legacy, modern};
+use crate::{cancellation, legacy, modern};
 
 /// True if the message announces the modern era: `server/discover`, or a `_meta` carrying the
 /// protocolVersion or clientCapabilities key.
@@ -60,6 +60,7 @@ pub(crate) fn make_ctx(
         client_meta,
         conn: conn.clone(),
         staged: Arc::new(Mutex::new(None)),
+        stream: None,
     }
 }
 
@@ -82,7 +83,19 @@ pub(crate) async fn run(
         && ctx.era != Some(Era::Modern)
         && original_method != method::INITIALIZE
         && original_method != method::PING;
-    let outcome = Next::start(chain).run(ctx).await;
+    // STDIO-4: a request cancelled while in flight is dropped and never answered (unless the
+    // `reply-after-cancel` fault ignores cancellations).
+    let ticket = id
+        .as_ref()
+        .filter(|_| !conn.has(Fault::ReplyAfterCancel))
+        .map(|id| cancellation::Ticket::new(&conn, id.as_json()));
+    let outcome = match ticket {
+        Some(mut ticket) => tokio::select! {
+            outcome = Next::start(chain).run(ctx) => outcome,
+            () = ticket.cancelled() => return None,
+        },
+        None => Next::start(chain).run(ctx).await,
+    };
     if silent {
         return None;
     }

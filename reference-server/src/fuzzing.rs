@@ -497,6 +497,11 @@ pub enum ProbePick {
 }
 
 impl Session {
+    /// Reads a session from fuzz bytes (`None` when they do not make one).
+    pub fn from_bytes(data: &[u8]) -> Option<Session> {
+        Session::arbitrary_take_rest(Unstructured::new(data)).ok()
+    }
+
     /// The server config and the input bytes this session stands for.
     pub fn render(&self, faults: Faults) -> (Config, Vec<u8>) {
         let config = Config {
@@ -507,6 +512,7 @@ impl Session {
                 ErasPick::Legacy => Eras::Legacy,
             },
             probe_profile: self.probe_profile,
+            ..Config::default()
         };
         let mut input = Vec::new();
         for step in self.steps.iter().take(MAX_STEPS) {

@@ -14,7 +14,8 @@ use crate::error::RpcError;
 use crate::faults::Fault;
 use crate::middleware::{Ctx, Outcome};
 use crate::protocol::{LOG_LEVELS, code, method, server_info, version};
-use crate::{resources, tools};
+use crate::scope::Scope;
+use crate::{probe_tools, resources, tools};
 
 pub(crate) async fn handle(ctx: Ctx) -> Outcome {
     let conn = ctx.conn.clone();
@@ -38,9 +39,11 @@ pub(crate) async fn handle(ctx: Ctx) -> Outcome {
         ))),
         method::PING => ping(&conn),
         method::TOOLS_LIST => Ok(json!({ "tools": tools::list(&conn) })),
-        method::TOOLS_CALL => tools::call(&conn, params),
+        method::TOOLS_CALL => probe_tools::call(&Scope::new(&ctx)?, params).await,
         method::RESOURCES_LIST => Ok(json!({ "resources": resources::list() })),
-        method::RESOURCES_TEMPLATES_LIST => Ok(json!({ "resourceTemplates": [] })),
+        method::RESOURCES_TEMPLATES_LIST => {
+            Ok(json!({ "resourceTemplates": resources::templates() }))
+        }
         method::RESOURCES_READ => {
             let uri = uri_param(&conn, params, name)?;
             let contents = resources::read(uri).ok_or_else(|| not_found(uri))?;
@@ -85,12 +88,9 @@ fn notification(conn: &Connection, ctx: &Ctx) -> Outcome {
             }
             Ok(Value::Null)
         }
-        // No request is ever still in flight when a cancellation can be read (handlers do not
-        // wait), so every cancellation is for an unknown or finished request: ignored (the
-        // runner discards this error unless a fault says otherwise).
-        method::CANCELLED => Err(RpcError::invalid_params(
-            "notifications/cancelled: no such request in flight",
-        )),
+        // An in-flight request is stopped; an unknown, finished or malformed one is an error
+        // the runner discards unless a fault says otherwise (STDIO-5).
+        method::CANCELLED => crate::cancellation::handle(conn, ctx.params.as_ref()),
         _ => Ok(Value::Null),
     }
 }

@@ -99,29 +99,80 @@
 //! - After `notifications/initialized` the server sends one `ping` request (id `srv-N`).
 //! - Resource not found: -32002 in legacy (LEG-13), -32602 in modern (FEAT-1).
 //!
+//! # The rest of the 2026-07-28 surface
+//!
+//! Every modern handler sees one request's scope (`scope`): its id, its stream, and the
+//! opt-ins of its own `_meta` only (META-3). Discover advertises `tools`, `resources`
+//! (`subscribe`, `listChanged`), `prompts`, `logging` and `completions`, all served.
+//!
+//! - **Lists** (`pagination`): `prompts/list`, `resources/list` and `resources/templates/list`
+//!   page two items at a time, `tools/list` is one page; a cursor the server did not issue is
+//!   -32602; every page of every list, discover and `resources/read` carry `ttlMs` and the
+//!   same `cacheScope`; order and content never vary.
+//! - **Resources and prompts** (`resources`, `prompts`, `completion`): three static resources,
+//!   the template `mcpspec://reference/notes/{topic}`, three prompts with arguments;
+//!   `completion/complete` for `code_review`'s `language` and the template's `topic`.
+//! - **`subscriptions/listen`** (`subscriptions`): ack first, every stream notification tagged
+//!   with the listen id, only what was asked for; the client ends it with
+//!   `notifications/cancelled`, the server with a completion result.
+//! - **Logging and progress** (`logging`, `progress`): only with the request's `logLevel` /
+//!   `progressToken`, on its stream, before its reply.
+//! - **Cancellation** (`cancellation`): an in-flight request is dropped and never answered;
+//!   invalid cancellations are ignored.
+//! - **Input-required results** (`mrtr`): the probe tool `mcpspec_confirm`; an undeclared
+//!   capability is -32021 with `data.requiredCapabilities`.
+//!
+//! The probe profile lists the tools that fire these for a black-box harness
+//! (`probe_tools`): `mcpspec_trigger_list_changed`, `mcpspec_trigger_resource_updated`,
+//! `mcpspec_end_subscriptions`, `mcpspec_slow`, `mcpspec_log_demo`, `mcpspec_confirm`.
+//!
+//! A transport that gives each request its own stream (HTTP) calls `Ctx::stream_to` so the
+//! request's notifications (a listen stream's included) go to that stream, and shares one
+//! subscription hub between its connections (`Connection::with_subscriptions`).
+//!
 //! # Stdio
 //!
 //! [`serve_stream`] serves newline-delimited JSON-RPC on any byte stream; the binary serves
 //! stdin/stdout. Logs go to stderr (tracing), never stdout. The server stops at input EOF
 //! (in-flight requests get up to 200 ms).
+//!
+//! # Streamable HTTP
+//!
+//! [`serve_http`] / [`spawn_http`] (and [`Server::serve_http`] / [`Server::spawn_http`] with a
+//! custom chain) serve the endpoint `/mcp` on a `TcpListener` (`--http ADDR` in the binary),
+//! with the same middleware chain and endpoint: a fresh connection per modern request, one per
+//! legacy session. Header rules, status codes, streams, sessions and the security checks are
+//! described in [`http`].
 
 #![forbid(unsafe_code)]
 
+mod cancellation;
+mod completion;
 pub mod config;
 mod connection;
 mod dispatch;
 pub mod error;
+mod fault_state;
 pub mod faults;
 /// Entry points for the cargo-fuzz targets (`fuzz/`) and property tests; not a stable API.
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod http;
 mod legacy;
+mod logging;
 pub mod middleware;
 mod modern;
+mod mrtr;
+mod pagination;
 pub mod probe;
+mod probe_tools;
+mod progress;
+mod prompts;
 pub mod protocol;
 mod resources;
+mod scope;
 mod stdio;
+mod subscriptions;
 pub mod tools;
 pub mod wire;
 
@@ -134,6 +185,7 @@ pub use crate::config::{Config, Era, Eras};
 pub use crate::connection::Peer;
 pub use crate::error::RpcError;
 pub use crate::faults::{Fault, Faults};
+pub use crate::http::{HttpHandle, HttpOptions, serve_http, spawn_http};
 pub use crate::middleware::{
     BoxFuture, Ctx, Kind, Middleware, Next, Outcome, from_fn, tracing_middleware,
 };
@@ -218,6 +270,19 @@ impl Server {
     {
         let chain: Arc<[Middleware]> = self.middleware.into();
         stdio::serve(self.config, chain, input, output).await
+    }
+
+    /// Serves streamable HTTP on `listener` (see [`http`]) until the future is dropped.
+    pub async fn serve_http(self, listener: tokio::net::TcpListener) -> io::Result<()> {
+        let (_stop, stop_rx) = tokio::sync::watch::channel(false);
+        let chain: Arc<[Middleware]> = self.middleware.into();
+        http::serve(self.config, chain, listener, stop_rx).await
+    }
+
+    /// Serves streamable HTTP on `listener` in a task; the handle has the address and stops it.
+    pub fn spawn_http(self, listener: tokio::net::TcpListener) -> io::Result<HttpHandle> {
+        let chain: Arc<[Middleware]> = self.middleware.into();
+        http::spawn(self.config, chain, listener)
     }
 }
 

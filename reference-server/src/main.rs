@@ -1,5 +1,8 @@
 //! `mcp-reference-server [--fault NAME]... [--eras modern|legacy|both] [--probe-profile]
-//! [--list-faults]`: serves MCP over stdio. Nothing but MCP messages on stdout; logs on stderr
+//! [--list-faults] [--http ADDR [--allow-origin O]... [--allow-host H]... [--max-body N]
+//! [--sse] [--header-tool]]`: serves MCP over stdio, or streamable HTTP at
+//! `http://ADDR/mcp` with `--http` (the bound address goes to stderr as
+//! `listening on http://ADDR/mcp`; port 0 picks a free port). Nothing but MCP messages on stdout; logs on stderr
 //! (`RUST_LOG`, default `warn`). Bad arguments: one line on stderr, exit 2. A crash fault:
 //! exit 1.
 
@@ -7,7 +10,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use clap::error::ErrorKind;
-use mcp_reference_server::{Config, Eras, Fault, Faults, serve_stream};
+use mcp_reference_server::{Config, Eras, Fault, Faults, HttpOptions, serve_http, serve_stream};
 
 /// A dual-era MCP reference server with fault switches (stdio).
 #[derive(Debug, Parser)]
@@ -19,12 +22,31 @@ struct Cli {
     /// The protocol eras served.
     #[arg(long, value_name = "modern|legacy|both", default_value = "both")]
     eras: Eras,
-    /// Install the mcpspec probe-profile middleware and its `mcpspec_probe_log` tool.
+    /// Install the mcpspec probe-profile middleware and its tools (`mcpspec_probe_log`, the
+    /// feature triggers).
     #[arg(long)]
     probe_profile: bool,
     /// Print `name<TAB>description` for every fault and exit.
     #[arg(long)]
     list_faults: bool,
+    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:0).
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
+    /// HTTP: an Origin accepted besides loopback ones (repeatable), e.g. https://app.example.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allow_origins: Vec<String>,
+    /// HTTP: a Host accepted besides loopback ones (repeatable), `host` or `host:port`.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    allow_hosts: Vec<String>,
+    /// HTTP: the request body limit in bytes (413 beyond).
+    #[arg(long, value_name = "BYTES", default_value_t = mcp_reference_server::http::DEFAULT_MAX_BODY)]
+    max_body: usize,
+    /// HTTP: answer every request as an SSE stream (text/event-stream).
+    #[arg(long)]
+    sse: bool,
+    /// List the `route` tool, whose arguments carry `x-mcp-header` annotations.
+    #[arg(long)]
+    header_tool: bool,
 }
 
 fn main() -> ExitCode {
@@ -64,6 +86,13 @@ fn main() -> ExitCode {
         faults: cli.faults.into_iter().collect::<Faults>(),
         eras: cli.eras,
         probe_profile: cli.probe_profile,
+        http: HttpOptions {
+            allowed_origins: cli.allow_origins,
+            allowed_hosts: cli.allow_hosts,
+            max_body: cli.max_body,
+            sse: cli.sse,
+            header_tool: cli.header_tool,
+        },
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -75,11 +104,18 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let result = runtime.block_on(serve_stream(
-        config,
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-    ));
+    let result = match cli.http {
+        Some(addr) => runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            eprintln!("listening on http://{}/mcp", listener.local_addr()?);
+            serve_http(config, listener).await
+        }),
+        None => runtime.block_on(serve_stream(
+            config,
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+        )),
+    };
     // Exit without waiting for the blocking stdin reader thread (STDIO-6: exit promptly).
     let code = match result {
         Ok(()) => 0,

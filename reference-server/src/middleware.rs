@@ -19,13 +19,14 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
+use tokio::sync::mpsc;
 use tracing::Instrument;
 
 use crate::config::Era;
 use crate::connection::{Connection, Peer};
 use crate::dispatch;
 use crate::error::RpcError;
-use crate::wire::RequestId;
+use crate::wire::{Outbound, RequestId};
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -70,6 +71,9 @@ pub struct Ctx {
     /// The legacy version an `initialize` handler negotiated; committed only if the whole
     /// chain succeeds.
     pub(crate) staged: Arc<Mutex<Option<String>>>,
+    /// Where this request's notifications (log, progress, a listen stream) go; `None`: the
+    /// connection's writer (stdio). See [`Ctx::stream_to`].
+    pub(crate) stream: Option<mpsc::UnboundedSender<Outbound>>,
 }
 
 impl fmt::Debug for Ctx {
@@ -98,6 +102,17 @@ impl Ctx {
         Peer {
             conn: self.conn.clone(),
         }
+    }
+
+    /// Sends this request's notifications to `tx` instead of the connection's writer: a
+    /// transport that gives each request its own stream (HTTP: the SSE body of the POST)
+    /// forwards what `tx`'s receiver yields, then the reply [`crate::dispatch::run`] returns.
+    /// A `subscriptions/listen` request streams until the client cancels (drop the future)
+    /// or the server ends it (the reply is its completion result).
+    #[allow(dead_code)] // the HTTP transport's entry point
+    pub(crate) fn stream_to(mut self, tx: mpsc::UnboundedSender<Outbound>) -> Self {
+        self.stream = Some(tx);
+        self
     }
 
     pub(crate) fn stage_negotiated(&self, version: String) {

@@ -10,7 +10,8 @@ use crate::error::RpcError;
 use crate::faults::Fault;
 use crate::middleware::{Ctx, Outcome};
 use crate::protocol::{cache, code, meta, method, server_info, version};
-use crate::{resources, tools};
+use crate::scope::Scope;
+use crate::{completion, mrtr, pagination, probe_tools, prompts, resources, subscriptions, tools};
 
 pub(crate) async fn handle(ctx: Ctx) -> Outcome {
     let conn = ctx.conn.clone();
@@ -29,6 +30,10 @@ pub(crate) async fn handle(ctx: Ctx) -> Outcome {
             | method::RESOURCES_LIST
             | method::RESOURCES_READ
             | method::RESOURCES_TEMPLATES_LIST
+            | method::PROMPTS_LIST
+            | method::PROMPTS_GET
+            | method::COMPLETION_COMPLETE
+            | method::SUBSCRIPTIONS_LISTEN
     ) || (name == method::DISCOVER && !conn.has(Fault::NoDiscover))
         || (removed && conn.has(Fault::ServeRemovedMethods));
     if !known {
@@ -47,40 +52,81 @@ pub(crate) async fn handle(ctx: Ctx) -> Outcome {
         ));
     }
 
-    let params = ctx.params.as_ref();
-    let result = match name {
-        method::DISCOVER => discover(&conn),
+    // Everything below reads this request only (META-3); a bad log level is -32602 (META-6).
+    let scope = Scope::new(&ctx)?;
+    scope.log_start(name);
+    let result = respond(&scope, name, ctx.params.as_ref()).await?;
+    scope.log_done(name);
+    Ok(stamp(&conn, result))
+}
+
+/// The handler of a known, validated modern request.
+async fn respond(scope: &Scope, name: &str, params: Option<&Value>) -> Outcome {
+    let conn = &scope.conn;
+    let page = pagination::PAGE_SIZE;
+    Ok(match name {
+        method::DISCOVER => discover(conn),
         method::TOOLS_LIST => {
             if conn.has(Fault::ModernSendsPing) {
                 conn.send_request(method::PING, None);
             }
-            cacheable(json!({ "tools": tools::list(&conn) }))
+            if conn.has(Fault::InputRequiredOnList) {
+                let state = json!({ "method": name });
+                return Ok(mrtr::input_required(scope, serde_json::Map::new(), &state));
+            }
+            let tools = pagination::tools(scope, tools::list(conn));
+            pagination::page(scope, params, "tools", tools, None)?
         }
-        method::TOOLS_CALL => tools::call(&conn, params)?,
-        method::RESOURCES_LIST => cacheable(json!({ "resources": resources::list() })),
-        method::RESOURCES_TEMPLATES_LIST => cacheable(json!({ "resourceTemplates": [] })),
+        method::TOOLS_CALL => probe_tools::call(scope, params).await?,
+        method::RESOURCES_LIST => {
+            pagination::page(scope, params, "resources", resources::list(), Some(page))?
+        }
+        method::RESOURCES_TEMPLATES_LIST => {
+            let templates = resources::templates();
+            pagination::page(scope, params, "resourceTemplates", templates, Some(page))?
+        }
         method::RESOURCES_READ => {
             let uri = params
                 .and_then(|p| p.get("uri"))
                 .and_then(Value::as_str)
                 .ok_or_else(|| conn.params_error("resources/read: `uri` (a string) is required"))?;
-            // FEAT-1: a missing resource is -32602 in this era (never -32002).
-            let contents = resources::read(uri)
-                .ok_or_else(|| RpcError::invalid_params(format!("resource not found: {uri}")))?;
-            cacheable(json!({ "contents": contents }))
+            // FEAT-1: a missing resource is -32602 in this era (never -32002), never a result.
+            let contents = match resources::read(uri) {
+                Some(contents) => contents,
+                None if conn.has(Fault::ResourceNotFoundEmptyContents) => Vec::new(),
+                None => {
+                    let code = if conn.has(Fault::ResourceNotFound32002) {
+                        code::RESOURCE_NOT_FOUND_LEGACY
+                    } else {
+                        code::INVALID_PARAMS
+                    };
+                    return Err(RpcError::new(code, format!("resource not found: {uri}"))
+                        .with_data(json!({ "uri": uri })));
+                }
+            };
+            let result = json!({ "contents": contents });
+            if conn.has(Fault::CacheHintsMissingOnRead) {
+                result
+            } else {
+                cacheable(result)
+            }
         }
+        method::PROMPTS_LIST => {
+            pagination::page(scope, params, "prompts", prompts::list(), Some(page))?
+        }
+        method::PROMPTS_GET => prompts::get(scope, params)?,
+        method::COMPLETION_COMPLETE => completion::complete(scope, params)?,
+        method::SUBSCRIPTIONS_LISTEN => subscriptions::listen(scope, params).await?,
         // Only reached under `serve-removed-methods`.
         _ => json!({}),
-    };
-    Ok(stamp(&conn, result))
+    })
 }
 
-/// Modern notifications are ignored; an invalid cancellation is an error the runner discards.
+/// Modern notifications are ignored, but `notifications/cancelled` stops an in-flight request;
+/// an invalid cancellation is an error the runner discards (STDIO-5).
 fn notification(ctx: &Ctx) -> Outcome {
     if ctx.method == method::CANCELLED {
-        return Err(RpcError::invalid_params(
-            "notifications/cancelled: no such request in flight",
-        ));
+        return crate::cancellation::handle(&ctx.conn, ctx.params.as_ref());
     }
     Ok(Value::Null)
 }
@@ -168,12 +214,23 @@ fn unsupported_version(conn: &Connection, requested: &str) -> RpcError {
     RpcError::new(code, format!("unsupported protocol version: {requested}")).with_data(data)
 }
 
+/// The capabilities advertised match what is served (DISC-6, LOG-3), faults aside.
 fn discover(conn: &Connection) -> Value {
     let mut capabilities = Map::new();
     if !conn.has(Fault::UndeclaredTools) {
-        capabilities.insert("tools".into(), json!({}));
+        capabilities.insert("tools".into(), json!({ "listChanged": true }));
     }
-    capabilities.insert("resources".into(), json!({}));
+    capabilities.insert(
+        "resources".into(),
+        json!({ "subscribe": true, "listChanged": true }),
+    );
+    if !conn.has(Fault::UndeclaredPrompts) {
+        capabilities.insert("prompts".into(), json!({ "listChanged": true }));
+    }
+    if !conn.has(Fault::NoLoggingCapability) {
+        capabilities.insert("logging".into(), json!({}));
+    }
+    capabilities.insert("completions".into(), json!({}));
     let mut result = Map::new();
     if !conn.has(Fault::DiscoverBadShape) {
         result.insert("supportedVersions".into(), json!(version::MODERN_SUPPORTED));
@@ -181,7 +238,10 @@ fn discover(conn: &Connection) -> Value {
     }
     result.insert(
         "instructions".into(),
-        json!("A reference server for mcpspec: tools `echo` and `add`, one static resource."),
+        json!(
+            "A reference server for mcpspec: tools `echo` and `add`, resources, prompts, \
+             completions, subscriptions/listen, per-request logging."
+        ),
     );
     if conn.has(Fault::DiscoverNoCacheHints) {
         Value::Object(result)
@@ -205,7 +265,8 @@ pub(crate) fn stamp(conn: &Connection, mut result: Value) -> Value {
         return result;
     };
     if !conn.has(Fault::NoResultType) {
-        obj.insert("resultType".into(), json!("complete"));
+        // A handler's own `resultType` (input_required) stands.
+        obj.entry("resultType").or_insert_with(|| json!("complete"));
     }
     let info = json!({ "name": server_info::NAME, "version": server_info::VERSION });
     if conn.has(Fault::ServerInfoTopLevel) {

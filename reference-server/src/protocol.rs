@@ -17,6 +17,20 @@ pub mod method {
     pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
     /// Server -> client (legacy only; sent under a fault).
     pub const ROOTS_LIST: &str = "roots/list";
+    pub const PROMPTS_LIST: &str = "prompts/list";
+    pub const PROMPTS_GET: &str = "prompts/get";
+    pub const COMPLETION_COMPLETE: &str = "completion/complete";
+    pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+    /// Server -> client notifications (2026-07-28).
+    pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+    pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+    pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+    pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+    pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
+    pub const MESSAGE: &str = "notifications/message";
+    pub const PROGRESS: &str = "notifications/progress";
+    /// MRTR input requests (never sent as requests in the modern era; see `mrtr`).
+    pub const ELICITATION_CREATE: &str = "elicitation/create";
 
     /// Legacy methods the 2026-07-28 revision removed: they get -32601 in the modern era.
     pub const REMOVED_IN_MODERN: &[&str] = &[
@@ -35,8 +49,12 @@ pub mod code {
     pub const METHOD_NOT_FOUND: i64 = -32601;
     pub const INVALID_PARAMS: i64 = -32602;
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// 2026-07-28 HeaderMismatch: HTTP headers missing, malformed or disagreeing with the body.
+    pub const HEADER_MISMATCH: i64 = -32020;
     /// 2026-07-28 UnsupportedProtocolVersion.
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+    /// 2026-07-28 MissingRequiredClientCapability (META-4).
+    pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
     /// Legacy (2024-11-05 .. 2025-11-25) resource not found; never used in the modern era.
     pub const RESOURCE_NOT_FOUND_LEGACY: i64 = -32002;
     /// The pre-release draft code for an unsupported version (emitted only under a fault).
@@ -74,6 +92,12 @@ pub mod meta {
     pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
     /// The probe profile's directive key (see `probe`).
     pub const PROBE: &str = "dev.mcpspec/probe";
+    /// Per-request log level (replaces `logging/setLevel`).
+    pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+    /// On every notification of a `subscriptions/listen` stream, and on its completion result.
+    pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+    /// A request's progress token (a plain `_meta` key).
+    pub const PROGRESS_TOKEN: &str = "progressToken";
 }
 
 /// This server's identity.

@@ -212,7 +212,7 @@ fn parse_error(conn: &Connection, detail: &str) -> Flow {
 /// A JSON array. Only a 2025-03-26 session accepts batches (RPC-10); elsewhere an array is
 /// one invalid request (RPC-9, POL-4). Elements are handled in order; `initialize` may not be
 /// batched; the reply is an array of the element replies, or nothing if there are none.
-async fn batch(
+pub(crate) async fn batch(
     conn: &Arc<Connection>,
     chain: &Arc<[Middleware]>,
     items: Vec<Value>,

@@ -1,5 +1,6 @@
-//! The tools: `echo`, `add`, and (probe profile only) `mcpspec_probe_log`. Shared by both eras;
-//! the era modules add their own envelope.
+//! The tools: `echo`, `add`, and (probe profile only) `mcpspec_probe_log` and the tools of
+//! [`crate::probe_tools`], which also wraps [`call`] with progress. Shared by both eras; the
+//! era modules add their own envelope.
 
 use serde_json::{Map, Number, Value, json};
 
@@ -40,6 +41,10 @@ pub(crate) fn list(conn: &Connection) -> Vec<Value> {
             "description": "mcpspec probe profile: what the probe middleware observed so far.",
             "inputSchema": { "type": "object", "properties": {} }
         }));
+        tools.extend(crate::probe_tools::list());
+    }
+    if conn.config.http.header_tool {
+        tools.push(crate::http::route_tool());
     }
     tools
 }
@@ -69,6 +74,7 @@ pub(crate) fn call(conn: &Connection, params: Option<&Value>) -> Result<Value, R
         ECHO => echo(args),
         ADD => add(args),
         PROBE_LOG if conn.config.probe_profile => return Ok(probe_log(conn)),
+        crate::http::ROUTE if conn.config.http.header_tool => crate::http::route_call(args),
         unknown => {
             let message = format!("unknown tool: {unknown}");
             if conn.has(Fault::UnknownToolAsResult) {

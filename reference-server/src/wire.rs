@@ -179,6 +179,11 @@ pub enum Outbound {
         method: String,
         params: Option<Value>,
     },
+    /// A server->client notification (log, progress, listen-stream messages).
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
     /// A batch reply (2025-03-26): one array of replies on one line.
     Batch(Vec<Outbound>),
     /// Text written verbatim (only under the `log-to-stdout` fault).
@@ -252,6 +257,15 @@ impl Encoder {
                 let mut obj = Map::new();
                 obj.insert("jsonrpc".into(), jsonrpc.into());
                 obj.insert("id".into(), id.clone());
+                obj.insert("method".into(), method.clone().into());
+                if let Some(params) = params {
+                    obj.insert("params".into(), params.clone());
+                }
+                Value::Object(obj)
+            }
+            Outbound::Notification { method, params } => {
+                let mut obj = Map::new();
+                obj.insert("jsonrpc".into(), jsonrpc.into());
                 obj.insert("method".into(), method.clone().into());
                 if let Some(params) = params {
                     obj.insert("params".into(), params.clone());

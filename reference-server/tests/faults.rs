@@ -473,6 +473,325 @@ async fn demonstrate(fault: Fault) {
             c.send(modern(2, "tools/list", json!({}))).await;
             c.expect_silence().await;
         }
+        // --- streamable HTTP: real sockets, so on a real clock (see `on_real_clock`) ----------
+        Fault::HttpPost405
+        | Fault::HttpNoOriginCheck
+        | Fault::HttpNoHostCheck
+        | Fault::HttpNoBodyLimit
+        | Fault::HttpNotification200Body
+        | Fault::HttpJsonWrongContentType
+        | Fault::HttpVersionHeaderMismatchAccepted
+        | Fault::HttpMissingVersionHeaderAccepted
+        | Fault::HttpUnknownMethod200
+        | Fault::HttpHeaderMismatchAccepted
+        | Fault::HttpHeaderErrorWrongCode
+        | Fault::HttpMethodHeaderCaseInsensitive
+        | Fault::HttpNoBase64Decoding
+        | Fault::HttpParamHeaderNotChecked
+        | Fault::HttpSseServerRequest
+        | Fault::HttpSseNoTerminate
+        | Fault::HttpCloseNotCancellation
+        | Fault::HttpMintsSessionIdModern
+        | Fault::HttpModernGet200
+        | Fault::HttpVersionErrorStatus200
+        | Fault::HttpLegacyVersionHeaderIgnored
+        | Fault::HttpLegacySessionIdInvalidChars
+        | Fault::HttpLegacyTerminatedSession200
+        | Fault::HttpLegacyGet200Json
+        | Fault::HttpLegacyNotification200
+        | Fault::HttpLegacyEventIdReused => on_real_clock(http_faults::demonstrate(fault)),
+        // --- 2026-07-28 features (issue 8); helpers at the end of the file ----------------
+        Fault::ListenNoAck => {
+            let mut c = start(probe_config(f));
+            c.send(listen(1, json!({"toolsListChanged": true}))).await;
+            c.expect_silence().await;
+        }
+        Fault::ListenAckLate => {
+            let mut c = start(probe_config(f));
+            c.send(listen(1, json!({"toolsListChanged": true}))).await;
+            c.expect_silence().await;
+            c.send(tool(2, "mcpspec_trigger_list_changed", json!({})))
+                .await;
+            let first = c.recv().await;
+            assert_eq!(first["method"], "notifications/tools/list_changed");
+            assert_eq!(
+                c.recv().await["method"],
+                "notifications/subscriptions/acknowledged"
+            );
+        }
+        Fault::ListenWrongSubscriptionId => {
+            let (ack, before) = listen_then_trigger(f, json!({"toolsListChanged": true})).await;
+            assert_eq!(sub_id(&ack), json!(1));
+            assert_eq!(sub_id(&before[0]), json!("sub-1"));
+        }
+        Fault::ListenIdTypeChanged => {
+            let (ack, before) = listen_then_trigger(f, json!({"toolsListChanged": true})).await;
+            assert_eq!(sub_id(&ack), json!("1"));
+            assert_eq!(sub_id(&before[0]), json!("1"));
+        }
+        Fault::ListenUnrequestedTypes => {
+            let (_, before) = listen_then_trigger(f, json!({"toolsListChanged": true})).await;
+            assert_eq!(before.len(), 3, "{before:?}");
+        }
+        Fault::ListenLogOnStream => {
+            let mut c = start(probe_config(f));
+            c.send(listen(1, json!({}))).await;
+            c.recv().await;
+            let log = c.recv().await;
+            assert_eq!(log["method"], "notifications/message");
+            assert_eq!(sub_id(&log), json!(1));
+        }
+        Fault::ListenNoListChanged => {
+            let (ack, before) = listen_then_trigger(f, json!({"toolsListChanged": true})).await;
+            assert_eq!(ack["params"]["notifications"]["toolsListChanged"], true);
+            assert!(before.is_empty());
+        }
+        Fault::ListenNoTeardown => {
+            let mut c = start(probe_config(f));
+            c.send(listen(1, json!({}))).await;
+            c.recv().await;
+            let ended = c
+                .call(tool(2, "mcpspec_end_subscriptions", json!({})))
+                .await;
+            assert_eq!(ended["result"]["structuredContent"]["ended"], 1);
+            c.expect_silence().await;
+        }
+        Fault::ListenAfterCancel => {
+            let mut c = start(probe_config(f));
+            c.send(listen(1, json!({"toolsListChanged": true}))).await;
+            c.recv().await;
+            c.send(notification(
+                "notifications/cancelled",
+                json!({"requestId": 1}),
+            ))
+            .await;
+            let (before, _) =
+                exchange(&mut c, tool(2, "mcpspec_trigger_list_changed", json!({}))).await;
+            assert_eq!(before.len(), 1, "{before:?}");
+        }
+        Fault::ListenCancelledByServerForRequest => {
+            let mut c = start(config(f));
+            let (before, reply) = exchange(&mut c, tool(3, "echo", json!({"text": "x"}))).await;
+            assert_eq!(before[0]["method"], "notifications/cancelled");
+            assert_eq!(before[0]["params"]["requestId"], 3);
+            assert!(reply["result"].is_object());
+        }
+        Fault::LogWithoutLevel => {
+            let mut c = start(config(f));
+            let (before, _) = exchange(&mut c, modern(1, "tools/list", json!({}))).await;
+            assert_eq!(before[0]["method"], "notifications/message");
+        }
+        Fault::LogBelowLevel => {
+            let mut c = start(config(f));
+            let msg = with_log_level(modern(1, "tools/list", json!({})), "error");
+            let (before, _) = exchange(&mut c, msg).await;
+            assert_eq!(before[0]["params"]["level"], "debug");
+        }
+        Fault::LogAfterReply => {
+            let mut c = start(config(f));
+            let msg = with_log_level(modern(1, "tools/list", json!({})), "info");
+            let (before, _) = exchange(&mut c, msg).await;
+            assert_eq!(before.len(), 1);
+            assert_eq!(c.recv().await["method"], "notifications/message");
+        }
+        Fault::NoLoggingCapability => {
+            assert!(
+                discover_result(f).await["capabilities"]
+                    .get("logging")
+                    .is_none()
+            );
+            let mut c = start(config(f));
+            let msg = with_log_level(modern(1, "tools/list", json!({})), "debug");
+            let (before, _) = exchange(&mut c, msg).await;
+            assert_eq!(before.len(), 2);
+        }
+        Fault::InvalidLogLevelAccepted => {
+            let mut c = start(config(f));
+            let msg = with_log_level(modern(1, "tools/list", json!({})), "verbose");
+            assert!(c.call(msg).await["result"].is_object());
+        }
+        Fault::ProgressWithoutToken => {
+            let mut c = start(config(f));
+            let (before, _) = exchange(&mut c, tool(1, "add", json!({"a": 1, "b": 1}))).await;
+            assert_eq!(before[0]["method"], "notifications/progress");
+        }
+        Fault::ProgressNotIncreasing => {
+            let mut c = start(config(f));
+            let msg = with_progress(tool(1, "add", json!({"a": 1, "b": 1})));
+            let (before, _) = exchange(&mut c, msg).await;
+            assert_eq!(
+                before[0]["params"]["progress"],
+                before[1]["params"]["progress"]
+            );
+        }
+        Fault::ProgressAfterReply => {
+            let mut c = start(config(f));
+            let msg = with_progress(tool(1, "add", json!({"a": 1, "b": 1})));
+            let (before, _) = exchange(&mut c, msg).await;
+            assert_eq!(before.len(), 2);
+            assert_eq!(c.recv().await["method"], "notifications/progress");
+        }
+        Fault::ReplyAfterCancel => {
+            let mut c = start(probe_config(f));
+            c.send(tool(
+                1,
+                "mcpspec_slow",
+                json!({"steps": 2, "delay_ms": 100}),
+            ))
+            .await;
+            c.send(notification(
+                "notifications/cancelled",
+                json!({"requestId": 1}),
+            ))
+            .await;
+            assert_eq!(c.recv().await["id"], 1);
+        }
+        Fault::CacheHintsMissingOnList => {
+            let mut c = start(config(f));
+            let result = c.call(modern(1, "prompts/list", json!({}))).await["result"].clone();
+            assert!(result.get("ttlMs").is_none() && result.get("cacheScope").is_none());
+        }
+        Fault::CacheHintsMissingOnRead => {
+            let mut c = start(config(f));
+            let read = json!({"uri": "mcpspec://reference/readme"});
+            let result = c.call(modern(1, "resources/read", read)).await["result"].clone();
+            assert!(result.get("ttlMs").is_none() && result.get("cacheScope").is_none());
+        }
+        Fault::CacheScopeVariesByPage => {
+            let mut c = start(config(f));
+            let first = c.call(modern(1, "resources/list", json!({}))).await["result"].clone();
+            let cursor = first["nextCursor"].clone();
+            let second = c
+                .call(modern(2, "resources/list", json!({"cursor": cursor})))
+                .await["result"]
+                .clone();
+            assert_ne!(first["cacheScope"], second["cacheScope"]);
+        }
+        Fault::CacheHintsOnInputRequired => {
+            let mut c = start(probe_config(f));
+            let result = c.call(confirm(1, json!({"elicitation": {}}))).await["result"].clone();
+            assert_eq!(result["resultType"], "input_required");
+            assert!(result.get("ttlMs").is_some());
+        }
+        Fault::ListVariesPerConnection => {
+            let mut a = start(config(f));
+            let mut b = start(config(f));
+            let one = a.call(modern(1, "tools/list", json!({}))).await["result"]["tools"].clone();
+            let two = b.call(modern(1, "tools/list", json!({}))).await["result"]["tools"].clone();
+            assert_ne!(one, two);
+        }
+        Fault::ListOrderRandom => {
+            let mut c = start(config(f));
+            let one = c.call(modern(1, "tools/list", json!({}))).await["result"]["tools"].clone();
+            let two = c.call(modern(2, "tools/list", json!({}))).await["result"]["tools"].clone();
+            assert_ne!(one, two);
+        }
+        Fault::ResourceNotFound32002 => {
+            let mut c = start(config(f));
+            let reply = c
+                .call(modern(1, "resources/read", json!({"uri": "x:nope"})))
+                .await;
+            assert_eq!(error_code(&reply), -32002);
+        }
+        Fault::ResourceNotFoundEmptyContents => {
+            let mut c = start(config(f));
+            let reply = c
+                .call(modern(1, "resources/read", json!({"uri": "x:nope"})))
+                .await;
+            assert_eq!(reply["result"]["contents"], json!([]));
+        }
+        Fault::InvalidCursorAccepted => {
+            let mut c = start(config(f));
+            let reply = c
+                .call(modern(1, "prompts/list", json!({"cursor": "bogus"})))
+                .await;
+            assert!(reply["result"]["prompts"].is_array());
+        }
+        Fault::UnknownPromptResult => {
+            let mut c = start(config(f));
+            let reply = c
+                .call(modern(1, "prompts/get", json!({"name": "nope"})))
+                .await;
+            assert_eq!(reply["result"]["messages"], json!([]));
+        }
+        Fault::PromptMissingArgumentAccepted => {
+            let mut c = start(config(f));
+            let reply = c
+                .call(modern(1, "prompts/get", json!({"name": "greeting"})))
+                .await;
+            assert!(reply["result"]["messages"].is_array());
+        }
+        Fault::UndeclaredPrompts => {
+            assert!(
+                discover_result(f).await["capabilities"]
+                    .get("prompts")
+                    .is_none()
+            );
+            let mut c = start(config(f));
+            assert!(c.call(modern(1, "prompts/list", json!({}))).await["result"].is_object());
+        }
+        Fault::InputRequiredOnList => {
+            let mut c = start(config(f));
+            let reply = c.call(modern(1, "tools/list", json!({}))).await;
+            assert_eq!(reply["result"]["resultType"], "input_required");
+        }
+        Fault::InputRequiredNoRequests => {
+            let mut c = start(probe_config(f));
+            let result = c.call(confirm(1, json!({"elicitation": {}}))).await["result"].clone();
+            assert_eq!(result["resultType"], "input_required");
+            assert!(result.get("inputRequests").is_none() && result.get("requestState").is_none());
+        }
+        Fault::InputRequestWrongMethod => {
+            let mut c = start(probe_config(f));
+            let result = c.call(confirm(1, json!({"elicitation": {}}))).await["result"].clone();
+            assert_eq!(
+                result["inputRequests"]["confirm"]["method"],
+                "elicitation/ask"
+            );
+        }
+        Fault::InputRequestsUndeclaredCapability => {
+            let mut c = start(probe_config(f));
+            let result = c.call(confirm(1, json!({}))).await["result"].clone();
+            assert_eq!(
+                result["inputRequests"]["confirm"]["method"],
+                "elicitation/create"
+            );
+        }
+        Fault::RequestStateNotVerified => {
+            let mut c = start(probe_config(f));
+            let caps = json!({"elicitation": {}});
+            let first = c.call(confirm(1, caps.clone())).await["result"].clone();
+            let state = first["requestState"].as_str().unwrap();
+            let (body, mac) = state.split_once('.').unwrap();
+            let forged = format!("{body}.{}", "0".repeat(mac.len()));
+            let mut retry = confirm(2, caps);
+            retry["params"]["requestState"] = json!(forged);
+            retry["params"]["inputResponses"] = json!({"confirm": {"action": "cancel"}});
+            assert!(c.call(retry).await["result"]["content"].is_array());
+        }
+        Fault::MissingInputResponsesError => {
+            let mut c = start(probe_config(f));
+            let caps = json!({"elicitation": {}, "roots": {}});
+            let mut retry = confirm(1, caps);
+            retry["params"]["inputResponses"] = json!({"confirm": {"action": "cancel"}});
+            assert_eq!(error_code(&c.call(retry).await), -32602);
+        }
+        Fault::MissingCapabilityWrongShape => {
+            let mut c = start(probe_config(f));
+            let reply = c.call(confirm(1, json!({}))).await;
+            assert_eq!(error_code(&reply), -32021);
+            assert!(reply["error"]["data"]["requiredCapabilities"].is_array());
+        }
+        Fault::MissingCapabilityWrongCode => {
+            let mut c = start(probe_config(f));
+            assert_eq!(error_code(&c.call(confirm(1, json!({}))).await), -32602);
+        }
+        Fault::CapabilityFromPreviousRequest => {
+            let mut c = start(probe_config(f));
+            c.call(confirm(1, json!({"elicitation": {}}))).await;
+            let second = c.call(confirm(2, json!({}))).await;
+            assert_eq!(second["result"]["resultType"], "input_required");
+        }
     }
 }
 
@@ -535,4 +854,283 @@ fn fault_names_are_unique_kebab_case_and_parse_back() {
     let before = names.len();
     names.dedup();
     assert_eq!(before, names.len());
+}
+
+// --- helpers for the 2026-07-28 feature faults ------------------------------------------------
+
+fn tool(id: i64, name: &str, arguments: Value) -> Value {
+    modern(
+        id,
+        "tools/call",
+        json!({"name": name, "arguments": arguments}),
+    )
+}
+
+fn listen(id: i64, filter: Value) -> Value {
+    modern(id, "subscriptions/listen", json!({"notifications": filter}))
+}
+
+fn sub_id(msg: &Value) -> Value {
+    msg["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].clone()
+}
+
+fn with_log_level(mut msg: Value, level: &str) -> Value {
+    msg["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!(level);
+    msg
+}
+
+fn with_progress(mut msg: Value) -> Value {
+    msg["params"]["_meta"]["progressToken"] = json!("t");
+    msg
+}
+
+/// `mcpspec_confirm` declaring `caps`.
+fn confirm(id: i64, caps: Value) -> Value {
+    let mut msg = tool(id, "mcpspec_confirm", json!({}));
+    msg["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = caps;
+    msg
+}
+
+/// Sends `msg`, reads until its reply: the messages before it and the reply.
+async fn exchange(c: &mut Client, msg: Value) -> (Vec<Value>, Value) {
+    let id = msg["id"].clone();
+    c.send(msg).await;
+    let mut before = Vec::new();
+    loop {
+        let m = c.recv().await;
+        if m.get("method").is_none() && m["id"] == id {
+            return (before, m);
+        }
+        before.push(m);
+    }
+}
+
+/// Listen (id 1) with `filter`, then fire every list_changed: the ack and what preceded the
+/// trigger's reply.
+async fn listen_then_trigger(f: &[Fault], filter: Value) -> (Value, Vec<Value>) {
+    let mut c = start(probe_config(f));
+    c.send(listen(1, filter)).await;
+    let ack = c.recv().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    let (before, _) = exchange(&mut c, tool(2, "mcpspec_trigger_list_changed", json!({}))).await;
+    (ack, before)
+}
+
+/// Runs `work` on its own thread and runtime with a real clock: the demonstrations above run
+/// with time paused, which would fire every timeout while a socket is being read.
+fn on_real_clock(work: impl std::future::Future<Output = ()> + Send + 'static) {
+    let thread = std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(work)
+    });
+    if let Err(panic) = thread.join() {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// The streamable HTTP faults, each shown over a socket.
+mod http_faults {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use mcp_reference_server::{Config, Eras, Fault, HttpOptions};
+    use serde_json::json;
+
+    use crate::support::http::*;
+    use crate::support::*;
+
+    fn list() -> Req {
+        Req::modern(&modern(1, "tools/list", json!({})))
+    }
+
+    pub async fn demonstrate(fault: Fault) {
+        let f = &[fault];
+        let server = start_http(config(f)).await;
+        let addr = server.local_addr();
+        match fault {
+            Fault::HttpPost405 => assert_eq!(send(addr, &list()).await.status, 405),
+            Fault::HttpNoOriginCheck => {
+                let reply = send(addr, &list().header("Origin", "http://evil.test")).await;
+                assert_eq!(reply.status, 200);
+            }
+            Fault::HttpNoHostCheck => {
+                let reply = send(addr, &list().set("Host", "evil.test")).await;
+                assert_eq!(reply.status, 200);
+            }
+            Fault::HttpNoBodyLimit => {
+                let small = Config {
+                    http: HttpOptions {
+                        max_body: 64,
+                        ..HttpOptions::default()
+                    },
+                    ..config(f)
+                };
+                let server = start_http(small).await;
+                assert_eq!(send(server.local_addr(), &list()).await.status, 200);
+            }
+            Fault::HttpNotification200Body => {
+                let mut note = notification("notifications/cancelled", json!({"requestId": 1}));
+                note["params"]["_meta"] = envelope();
+                let reply = send(addr, &Req::modern(&note)).await;
+                assert_eq!((reply.status, reply.text().as_str()), (200, "{}"));
+            }
+            Fault::HttpJsonWrongContentType => {
+                assert_eq!(send(addr, &list()).await.content_type(), "text/plain");
+            }
+            Fault::HttpVersionHeaderMismatchAccepted => {
+                let req = list().set("MCP-Protocol-Version", "2025-06-18");
+                assert_eq!(send(addr, &req).await.status, 200);
+            }
+            Fault::HttpMissingVersionHeaderAccepted => {
+                let req = list().without("MCP-Protocol-Version");
+                assert_eq!(send(addr, &req).await.status, 200);
+            }
+            Fault::HttpUnknownMethod200 => {
+                let reply = send(addr, &Req::modern(&modern(1, "no/such", json!({})))).await;
+                assert_eq!((reply.status, error_code(&reply.json())), (200, -32601));
+            }
+            Fault::HttpHeaderMismatchAccepted => {
+                let req = list().set("Mcp-Method", "tools/call");
+                assert_eq!(send(addr, &req).await.status, 200);
+            }
+            Fault::HttpHeaderErrorWrongCode => {
+                let reply = send(addr, &list().without("Mcp-Method")).await;
+                assert_eq!((reply.status, error_code(&reply.json())), (400, -32602));
+            }
+            Fault::HttpMethodHeaderCaseInsensitive => {
+                let req = list().set("Mcp-Method", "TOOLS/LIST");
+                assert_eq!(send(addr, &req).await.status, 200);
+            }
+            Fault::HttpNoBase64Decoding => {
+                let call = modern(
+                    1,
+                    "tools/call",
+                    json!({"name": "echo", "arguments": {"text": "x"}}),
+                );
+                let req = Req::modern(&call).set("Mcp-Name", "=?base64?ZWNobw==?=");
+                let reply = send(addr, &req).await;
+                assert_eq!((reply.status, error_code(&reply.json())), (400, -32020));
+            }
+            Fault::HttpParamHeaderNotChecked => {
+                let with_tool = Config {
+                    http: HttpOptions {
+                        header_tool: true,
+                        ..HttpOptions::default()
+                    },
+                    ..config(f)
+                };
+                let server = start_http(with_tool).await;
+                let call = modern(
+                    1,
+                    "tools/call",
+                    json!({"name": "route", "arguments": {"region": "eu"}}),
+                );
+                let reply = send(server.local_addr(), &Req::modern(&call)).await;
+                assert_eq!(reply.status, 200, "{}", reply.text());
+            }
+            Fault::HttpSseServerRequest => {
+                let events = send(addr, &list()).await.events();
+                assert_eq!(events[0].json()["method"], "ping");
+                assert!(events[0].json()["id"].is_string());
+            }
+            Fault::HttpSseNoTerminate => {
+                let mut stream = Stream::open(addr, &list()).await;
+                assert!(stream.header("x-accel-buffering").is_none());
+                let reply = stream.next_event().await.unwrap();
+                assert_eq!(reply.json()["id"], 1);
+                let after = stream.next_event_within(Duration::from_millis(300)).await;
+                assert!(after.is_none(), "the stream ended: {after:?}");
+            }
+            Fault::HttpCloseNotCancellation => {
+                let finished = Arc::new(AtomicBool::new(false));
+                let server = start_http_server(slow_server(config(f), finished.clone())).await;
+                let tcp = async {
+                    let mut tcp = tokio::net::TcpStream::connect(server.local_addr())
+                        .await
+                        .unwrap();
+                    tokio::io::AsyncWriteExt::write_all(&mut tcp, &list().bytes())
+                        .await
+                        .unwrap();
+                    tcp
+                };
+                let tcp = tokio::time::timeout(WAIT, tcp).await.unwrap();
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                drop(tcp);
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                assert!(finished.load(Ordering::SeqCst));
+            }
+            Fault::HttpMintsSessionIdModern => {
+                assert!(send(addr, &list()).await.header("mcp-session-id").is_some());
+            }
+            Fault::HttpModernGet200 => {
+                let server = start_http(config_eras(f, Eras::Modern)).await;
+                let get = Req::new("GET", b"").header("Accept", "text/event-stream");
+                assert_eq!(send(server.local_addr(), &get).await.status, 200);
+            }
+            Fault::HttpVersionErrorStatus200 => {
+                let mut msg = modern(1, "tools/list", json!({}));
+                msg["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] =
+                    json!("2099-01-01");
+                let reply = send(addr, &Req::modern(&msg)).await;
+                assert_eq!((reply.status, error_code(&reply.json())), (200, -32022));
+            }
+            Fault::HttpLegacyVersionHeaderIgnored => {
+                let id = legacy_session(addr, "2025-06-18").await;
+                let req = Req::json(&request(2, "tools/list", json!({})))
+                    .header("Mcp-Session-Id", &id)
+                    .header("MCP-Protocol-Version", "garbage");
+                assert_eq!(send(addr, &req).await.status, 200);
+            }
+            Fault::HttpLegacySessionIdInvalidChars => {
+                let reply = legacy_initialize(addr, "2025-06-18").await;
+                assert!(reply.header("mcp-session-id").unwrap().contains(' '));
+            }
+            Fault::HttpLegacyTerminatedSession200 => {
+                let id = legacy_session(addr, "2025-06-18").await;
+                let delete = Req::new("DELETE", b"").header("Mcp-Session-Id", &id);
+                assert_eq!(send(addr, &delete).await.status, 200);
+                let req =
+                    Req::json(&request(2, "tools/list", json!({}))).header("Mcp-Session-Id", &id);
+                assert_eq!(send(addr, &req).await.status, 200);
+            }
+            Fault::HttpLegacyGet200Json => {
+                let id = legacy_session(addr, "2025-06-18").await;
+                let get = Req::new("GET", b"").header("Mcp-Session-Id", &id);
+                let reply = send(addr, &get).await;
+                assert_eq!(
+                    (reply.status, reply.content_type()),
+                    (200, "application/json")
+                );
+            }
+            Fault::HttpLegacyNotification200 => {
+                let reply = legacy_initialize(addr, "2025-06-18").await;
+                let id = reply.header("mcp-session-id").unwrap();
+                let note = notification("notifications/initialized", json!({}));
+                let reply = send(addr, &Req::json(&note).header("Mcp-Session-Id", id)).await;
+                assert_eq!((reply.status, reply.text().as_str()), (200, "{}"));
+            }
+            Fault::HttpLegacyEventIdReused => {
+                let sse = Config {
+                    http: HttpOptions {
+                        sse: true,
+                        ..HttpOptions::default()
+                    },
+                    ..config(f)
+                };
+                let server = start_http(sse).await;
+                let addr = server.local_addr();
+                let id = legacy_session(addr, "2025-06-18").await;
+                let req =
+                    Req::json(&request(2, "tools/list", json!({}))).header("Mcp-Session-Id", &id);
+                let a = send(addr, &req).await.events()[0].id.clone();
+                let b = send(addr, &req).await.events()[0].id.clone();
+                assert_eq!((a.as_deref(), b.as_deref()), (Some("1"), Some("1")));
+            }
+            other => unreachable!("`{other}` is not an HTTP fault"),
+        }
+    }
 }

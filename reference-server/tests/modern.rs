@@ -113,7 +113,6 @@ async fn removed_and_unknown_methods_get_32601() {
         "logging/setLevel",
         "resources/subscribe",
         "resources/unsubscribe",
-        "prompts/list",
         "no/such/method",
     ]
     .into_iter()

@@ -12,7 +12,7 @@
 
 use std::time::Duration;
 
-use crate::check::{Check, Scenario, Verdict};
+use crate::check::{Check, Need, Scenario, Verdict};
 use crate::driver::{Peer, Reply, request, seconds};
 use crate::negotiation::initialize;
 use crate::outcome::{Era, Level, Outcome};
@@ -27,7 +27,8 @@ pub fn group() -> Vec<Check> {
         era: Era::Legacy,
         // No Need::Legacy: the runner's legacy probe gives up on a stalled `initialize`, and
         // that is exactly what this check must look at. A modern-only server skips itself.
-        needs: &[],
+        // Stdio only: over HTTP every request is its own exchange, so there is no parked reader.
+        needs: &[Need::Stdio],
         description: "`initialize` completes, with the reader alive throughout.",
         expectation: "an InitializeResult; otherwise the verdict names the failure: not ready, \
                       deadlock, likely deadlock, crash",
@@ -42,6 +43,7 @@ pub fn group() -> Vec<Check> {
 }
 
 /// What the detection concluded.
+#[allow(clippy::large_enum_variant)] // one value per check run
 #[derive(Debug, Clone)]
 pub enum Detection {
     /// `initialize` got a reply (result or error).
@@ -58,15 +60,13 @@ pub enum Detection {
     Slow(String),
 }
 
-/// How long the pre-initialize ping may take: the server's start-up included. Deliberately
-/// shorter than the general start-up allowance so a verdict comes within 5 s.
-pub const READY_WINDOW: Duration = Duration::from_secs(3);
-
 /// Runs the detection on a fresh legacy connection; `client_name` goes into `clientInfo`
 /// (the probe profile uses `mcpspec-probe-deadlock` to ask for the deadlock on purpose).
 pub async fn detect(peer: &mut Peer, client_name: &str) -> Detection {
     let t = peer.settings().expect_timeout;
-    let ready = peer.call_within(request(method::PING), READY_WINDOW).await;
+    let ready = peer
+        .call_within(request(method::PING), peer.settings().ready_timeout)
+        .await;
     match &ready {
         Reply::Frame(_) => {}
         Reply::Closed { exit } => {
@@ -77,7 +77,7 @@ pub async fn detect(peer: &mut Peer, client_name: &str) -> Detection {
         }
         _ => {
             return Detection::NotReady(format!(
-                "not ready: the pre-initialize ping got {} (a slow start, not a deadlock)",
+                "not ready: the pre-initialize ping got {} (a slow start, not a deadlock; see --ready-timeout)",
                 ready.describe()
             ));
         }

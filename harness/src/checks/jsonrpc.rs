@@ -362,11 +362,23 @@ async fn only_sentinel_reply(peer: &mut Peer, what: &str) -> Verdict {
             reply.describe()
         )));
     }
-    let mut extra: Vec<String> = peer.drain_backlog().iter().map(|f| f.text()).collect();
+    let mut frames = peer.drain_backlog();
     if let Some(Incoming::Frame(f)) = peer.expect_silence().await {
-        extra.push(f.text());
+        frames.push(f);
     }
+    // Over HTTP a notification POST that is not accepted gets a 4xx (HTTP-3), possibly with an
+    // error body: that is the transport's rejection, not a JSON-RPC response.
+    let (rejections, extra): (Vec<_>, Vec<_>) = frames.into_iter().partition(|f| {
+        f.http
+            .as_ref()
+            .is_some_and(|h| h.request_id.is_none() && (400..500).contains(&h.status))
+    });
+    let extra: Vec<String> = extra.iter().map(|f| f.text()).collect();
     match extra.first() {
+        None if !rejections.is_empty() => Ok(Outcome::pass(format!(
+            "no JSON-RPC reply to {what} ({} HTTP 4xx rejection(s), as HTTP-3 allows)",
+            rejections.len()
+        ))),
         None => Ok(Outcome::pass(format!("no reply to {what}"))),
         Some(first) => Ok(Outcome::fail(format!(
             "{what} got a reply: {}",

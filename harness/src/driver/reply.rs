@@ -8,6 +8,8 @@ use crate::outcome::Outcome;
 use crate::wire::{ErrorObject, Frame, Message};
 
 /// The answer (or its absence) to one request.
+// Short-lived and matched right away: boxing the frame would only add an allocation per reply.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Reply {
     /// A line whose `id` matches the request (it may still be invalid JSON-RPC).

@@ -89,6 +89,7 @@ fn usage(message: impl std::fmt::Display) -> u8 {
 fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        .thread_name(super::WORKER_THREAD)
         .enable_all()
         .build()
 }

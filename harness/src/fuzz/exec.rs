@@ -321,7 +321,7 @@ fn judge_message(message: &Message, raw_id: Option<&Value>, expected: &Expected,
     let id = raw_id.map_or_else(|| NULL.into(), Value::to_string);
     match message {
         Message::Response { result, .. } => {
-            if id == json!(PROBE_ID).to_string() {
+            if id == format!("{PROBE_ID:?}") {
                 seen.probe_answered = true;
                 return;
             }
@@ -343,7 +343,7 @@ fn judge_message(message: &Message, raw_id: Option<&Value>, expected: &Expected,
                     ),
                 );
             }
-            if id == json!(PROBE_ID).to_string() {
+            if id == format!("{PROBE_ID:?}") {
                 seen.probe_answered = true;
                 return;
             }

@@ -102,6 +102,7 @@ pub fn line(seeds: Arc<Vec<Vec<u8>>>) -> BoxedStrategy<Vec<u8>> {
     };
     prop_oneof![
         6 => json_line(request()),
+        2 => json_line(tool_call()),
         2 => json_line(notification()),
         1 => json_line(bad_envelope()),
         1 => json_line(client_response()),
@@ -276,6 +277,30 @@ fn message(id: Option<Value>, method: String, params: Option<Value>) -> Value {
 pub fn request() -> BoxedStrategy<Value> {
     (id(), method_name(), params(), envelope())
         .prop_map(|(id, m, p, e)| message(Some(id), m, with_envelope(p, e)))
+        .boxed()
+}
+
+/// A `tools/call` request: the method where servers run the most code on client input.
+pub fn tool_call() -> BoxedStrategy<Value> {
+    let name = prop_oneof![
+        3 => select(&["echo", "add", "mcpspec-nonexistent-tool-7f3a"][..]).prop_map(Value::from),
+        1 => value(),
+    ];
+    let argument = prop_oneof![
+        2 => value(),
+        1 => vec(value(), 0..3).prop_map(Value::Array),
+    ];
+    let arguments =
+        vec((key(), argument), 0..4).prop_map(|kv| json!(kv.into_iter().collect::<Map<_, _>>()));
+    (id(), name, arguments, envelope())
+        .prop_map(|(id, name, args, e)| {
+            let params = json!({"name": name, "arguments": args});
+            message(
+                Some(id),
+                method::TOOLS_CALL.into(),
+                with_envelope(Some(params), e),
+            )
+        })
         .boxed()
 }
 

@@ -40,6 +40,8 @@ pub enum ServerHandle {
         task: Option<JoinHandle<std::io::Result<()>>>,
         exited: Option<ExitInfo>,
     },
+    /// A server mcpspec did not start (an HTTP URL): never killed, always "running".
+    Remote,
 }
 
 impl std::fmt::Debug for ServerHandle {
@@ -47,6 +49,7 @@ impl std::fmt::Debug for ServerHandle {
         match self {
             ServerHandle::Process { child, .. } => write!(f, "Process(pid {:?})", child.id()),
             ServerHandle::Task { .. } => write!(f, "Task"),
+            ServerHandle::Remote => write!(f, "Remote"),
         }
     }
 }
@@ -59,6 +62,10 @@ impl ServerHandle {
             tokio::spawn(collect_stderr(err, stderr.clone()));
         }
         ServerHandle::Process { child, stderr }
+    }
+
+    pub fn remote() -> Self {
+        ServerHandle::Remote
     }
 
     pub fn task(task: JoinHandle<std::io::Result<()>>) -> Self {
@@ -79,6 +86,10 @@ impl ServerHandle {
                     }),
                     Err(_) => Liveness::Running,
                 }
+            }
+            ServerHandle::Remote => {
+                tokio::time::sleep(within).await;
+                Liveness::Running
             }
             ServerHandle::Task { task, exited } => {
                 if let Some(info) = exited {
@@ -110,6 +121,7 @@ impl ServerHandle {
                     success: false,
                 }),
             },
+            ServerHandle::Remote => Liveness::Running,
             ServerHandle::Task { task, exited } => {
                 if let Some(info) = exited {
                     return Liveness::Exited(info.clone());
@@ -131,7 +143,7 @@ impl ServerHandle {
                 .lock()
                 .map(|s| s.iter().cloned().collect())
                 .unwrap_or_default(),
-            ServerHandle::Task { .. } => Vec::new(),
+            ServerHandle::Task { .. } | ServerHandle::Remote => Vec::new(),
         }
     }
 }
@@ -152,6 +164,7 @@ impl Drop for ServerHandle {
                     t.abort();
                 }
             }
+            ServerHandle::Remote => {}
         }
     }
 }

@@ -1,6 +1,8 @@
 //! A scripted client for in-process tests: write lines, read lines, every wait bounded.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod http;
+
 use std::time::Duration;
 
 use mcp_reference_server::{Config, Eras, Fault, Faults, Server};

@@ -1,0 +1,1008 @@
+//! `http/*` and `legacy/http/*`: streamable HTTP (HTTP-1..16, LEG-8..12). These speak HTTP
+//! directly with exact header sets (odd case, duplicates, bad bytes), through the raw client.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use crate::check::{Check, Need, Scenario, Verdict};
+use crate::driver::request;
+use crate::outcome::{Era, Level, Outcome};
+use crate::protocol::{code, method, names, version};
+use crate::transport::http::client::{self, Endpoint, Request};
+
+/// What one HTTP exchange produced.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    content_type: String,
+    session_id: Option<String>,
+    /// The JSON-RPC message in the body (the first SSE event's data for event streams).
+    json: Option<Value>,
+    body: String,
+}
+
+impl Answer {
+    fn code(&self) -> Option<i64> {
+        self.json.as_ref()?.pointer("/error/code")?.as_i64()
+    }
+
+    fn describe(&self) -> String {
+        let body = crate::driver::shorten(&self.body, 160);
+        if body.is_empty() {
+            format!("HTTP {} (empty body)", self.status)
+        } else {
+            format!("HTTP {} {body}", self.status)
+        }
+    }
+}
+
+fn endpoint(s: &Scenario) -> Result<Endpoint, Outcome> {
+    s.endpoint()
+        .cloned()
+        .ok_or_else(|| Outcome::skipped("not an HTTP target"))
+}
+
+/// A modern request body (with the envelope) for `m`, id 1.
+fn modern_body(m: &str, params: Value) -> Vec<u8> {
+    let mut out = request(m).id(json!(1)).modern();
+    if let Value::Object(p) = params {
+        for (k, v) in p {
+            out = out.param(&k, v);
+        }
+    }
+    out.render(1, true).0
+}
+
+/// A POST with the headers a conforming modern client sends for `m`.
+fn modern_post(m: &str, body: Vec<u8>) -> Request {
+    Request::new("POST")
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", version::MODERN)
+        .header("Mcp-Method", m)
+        .body(body)
+}
+
+async fn exchange(s: &Scenario, req: &Request) -> Result<Answer, Outcome> {
+    let e = endpoint(s)?;
+    let wait = s.settings().expect_timeout + s.settings().startup_timeout;
+    let deadline = Instant::now() + wait;
+    let wire = String::from_utf8_lossy(&req.to_bytes(&e)).into_owned();
+    let head = wire
+        .split("\r\n\r\n")
+        .next()
+        .unwrap_or("")
+        .replace("\r\n", " | ");
+    let mut response = client::send(&e, req, deadline).await.map_err(|err| {
+        s.note(format!("{head} -> {err}"));
+        Outcome::fail(format!("{} {}: {err}", req.method, e.url()))
+    })?;
+    let content_type = response.content_type();
+    let session_id = response.header("mcp-session-id").map(str::to_owned);
+    // An event stream is read up to its first JSON-RPC response; other bodies whole.
+    let mut body = Vec::new();
+    let mut json = None;
+    if response.is_event_stream() {
+        let mut parser = crate::transport::http::sse::SseParser::new(s.settings().max_message);
+        let short = Instant::now() + s.settings().expect_timeout;
+        'read: while let Ok(Some(chunk)) = response.chunk(short.min(deadline)).await {
+            body.extend_from_slice(&chunk);
+            for ev in parser.feed(&chunk).unwrap_or_default() {
+                let v: Option<Value> = serde_json::from_str(&ev.data).ok();
+                if v.as_ref()
+                    .is_some_and(|v| v.get("result").is_some() || v.get("error").is_some())
+                {
+                    json = v;
+                    break 'read;
+                }
+            }
+        }
+    } else {
+        body = response
+            .body(deadline, s.settings().max_message)
+            .await
+            .unwrap_or_default();
+        json = serde_json::from_slice(&body).ok();
+    }
+    let answer = Answer {
+        status: response.status,
+        content_type,
+        session_id,
+        json,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    };
+    s.note(format!("{head} -> {}", answer.describe()));
+    Ok(answer)
+}
+
+/// 400 with JSON-RPC error `code` passes; anything else fails (POL-10: both are required).
+fn expect_400(a: &Answer, what: &str, code: i64) -> Outcome {
+    match (a.status, a.code()) {
+        (400, Some(c)) if c == code => Outcome::pass(format!("{what}: 400 with {code}")),
+        _ => Outcome::fail(format!(
+            "{what}: expected HTTP 400 with error {code}, got {}",
+            a.describe()
+        )),
+    }
+}
+
+fn served(a: &Answer) -> bool {
+    a.status == 200 && a.json.as_ref().is_some_and(|j| j.get("result").is_some())
+}
+
+macro_rules! http_check {
+    ($id:literal, [$($req:literal),*], $level:ident, [$($need:expr),*], $desc:literal, $expect:literal, [$($fault:literal),*], $f:ident) => {
+        Check {
+            id: $id,
+            requirements: &[$($req),*],
+            level: Level::$level,
+            era: Era::Modern,
+            needs: &[Need::Http, $($need),*],
+            description: $desc,
+            expectation: $expect,
+            faults: &[$($fault),*],
+            script: |s| Box::pin($f(s)),
+        }
+    };
+}
+
+pub fn group() -> Vec<Check> {
+    vec![
+        http_check!(
+            "http/post/json-or-sse",
+            ["HTTP-1", "HTTP-4"],
+            Must,
+            [],
+            "A valid modern `server/discover` POST to the endpoint.",
+            "200 with `application/json` (one JSON-RPC response) or `text/event-stream`",
+            ["http-json-wrong-content-type", "http-post-405"],
+            post_json_or_sse
+        ),
+        http_check!(
+            "http/origin/invalid-rejected",
+            ["HTTP-2"],
+            Must,
+            [Need::Modern],
+            "A POST with `Origin: http://evil.example`.",
+            "403",
+            ["http-no-origin-check"],
+            origin_rejected
+        ),
+        http_check!(
+            "http/host/foreign-rejected",
+            ["HTTP-2"],
+            Must,
+            [Need::Modern],
+            "A POST with `Host: evil.example` (DNS rebinding).",
+            "403 or 421",
+            ["http-no-host-check"],
+            host_rejected
+        ),
+        http_check!(
+            "http/sse/no-server-requests",
+            ["HTTP-12"],
+            Must,
+            [Need::Modern, Need::ProbeProfile],
+            "A streamed `tools/call` of the probe tool `mcpspec_slow` with a progressToken.",
+            "the event stream carries notifications and the response, never a JSON-RPC request",
+            ["http-sse-server-request"],
+            sse_no_server_requests
+        ),
+        http_check!(
+            "http/sse/terminates",
+            ["HTTP-13"],
+            Should,
+            [Need::Modern, Need::ProbeProfile],
+            "The same streamed call, read to its end.",
+            "`X-Accel-Buffering: no`, and the stream ends after the final response",
+            ["http-sse-no-terminate"],
+            sse_terminates
+        ),
+        http_check!(
+            "http/sse/close-cancels",
+            ["HTTP-14"],
+            Must,
+            [Need::Modern, Need::ProbeProfile],
+            "A streamed slow call whose stream the client closes after the first event.",
+            "the call does not complete (the probe log does not show it answered)",
+            ["http-close-not-cancellation"],
+            sse_close_cancels
+        ),
+        http_check!(
+            "http/notification/accepted-202",
+            ["HTTP-3"],
+            Must,
+            [Need::Modern],
+            "A modern `notifications/cancelled` POST (for an id never sent).",
+            "202 with an empty body (or 4xx if not accepted)",
+            ["http-notification-200-body"],
+            notification_202
+        ),
+        http_check!(
+            "http/version-header/mismatch",
+            ["HTTP-5", "POL-10"],
+            Must,
+            [Need::Modern],
+            "`MCP-Protocol-Version: 2025-11-25` with a 2026-07-28 body.",
+            "400 with -32020",
+            ["http-version-header-mismatch-accepted"],
+            version_header_mismatch
+        ),
+        http_check!(
+            "http/version-header/missing",
+            ["HTTP-6", "POL-10"],
+            Must,
+            [Need::Modern],
+            "A modern POST without `MCP-Protocol-Version`.",
+            "400 with -32020; a server that also serves pre-2025-06-18 clients may treat it as 2025-03-26 (Info)",
+            ["http-missing-version-header-accepted"],
+            version_header_missing
+        ),
+        http_check!(
+            "http/unknown-method/404",
+            ["HTTP-7"],
+            Must,
+            [Need::Modern],
+            "A modern POST for a method no server has.",
+            "404 with -32601",
+            ["http-unknown-method-200"],
+            unknown_method_404
+        ),
+        http_check!(
+            "http/method-header/missing",
+            ["HTTP-8", "POL-10"],
+            Must,
+            [Need::Modern],
+            "A modern POST without `Mcp-Method`.",
+            "400 with -32020",
+            [
+                "http-header-mismatch-accepted",
+                "http-header-error-wrong-code"
+            ],
+            method_header_missing
+        ),
+        http_check!(
+            "http/method-header/mismatch",
+            ["HTTP-8", "POL-10"],
+            Must,
+            [Need::Modern],
+            "`Mcp-Method: tools/list` on a `server/discover` body.",
+            "400 with -32020",
+            ["http-header-mismatch-accepted"],
+            method_header_mismatch
+        ),
+        http_check!(
+            "http/name-header/missing",
+            ["HTTP-8", "POL-10"],
+            Must,
+            [Need::Modern, Need::Capability("tools")],
+            "`tools/call` (for a tool that cannot exist) without `Mcp-Name`.",
+            "400 with -32020",
+            ["http-header-mismatch-accepted"],
+            name_header_missing
+        ),
+        http_check!(
+            "http/headers/duplicate",
+            ["HTTP-8", "POL-10"],
+            Must,
+            [Need::Modern],
+            "`Mcp-Method` sent twice.",
+            "400 with -32020",
+            ["http-header-mismatch-accepted"],
+            duplicate_header
+        ),
+        http_check!(
+            "http/headers/invalid-characters",
+            ["HTTP-8", "POL-10"],
+            Must,
+            [Need::Modern, Need::Capability("tools")],
+            "`Mcp-Name` carrying raw non-ASCII bytes (instead of `=?base64?…?=`).",
+            "400 with -32020",
+            ["http-header-mismatch-accepted"],
+            invalid_characters
+        ),
+        http_check!(
+            "http/headers/value-case-sensitive",
+            ["HTTP-9", "POL-10"],
+            Must,
+            [Need::Modern],
+            "`Mcp-Method: SERVER/DISCOVER`.",
+            "400 with -32020",
+            ["http-method-header-case-insensitive"],
+            values_case_sensitive
+        ),
+        http_check!(
+            "http/headers/base64-decoded",
+            ["HTTP-10"],
+            Must,
+            [Need::Modern, Need::Capability("tools")],
+            "`Mcp-Name: =?base64?…?=` naming (a tool that cannot exist) exactly as the body does.",
+            "the header is decoded and matches: not -32020 (the unknown tool's -32602)",
+            ["http-no-base64-decoding"],
+            base64_decoded
+        ),
+        http_check!(
+            "http/headers/invalid-base64",
+            ["HTTP-10", "POL-10"],
+            Must,
+            [Need::Modern, Need::Capability("tools")],
+            "`Mcp-Name: =?base64?%%%?=`.",
+            "400 with -32020",
+            ["http-header-mismatch-accepted"],
+            invalid_base64
+        ),
+        http_check!(
+            "http/errors/status-400",
+            ["HTTP-16", "META-1", "VER-2"],
+            Must,
+            [Need::Modern],
+            "A body without `_meta`, and one naming version 2099-01-01.",
+            "400 with -32602, and 400 with -32022",
+            ["http-version-error-status-200"],
+            errors_status_400
+        ),
+        http_check!(
+            "http/modern/no-session-id",
+            ["HTTP-15"],
+            Should,
+            [Need::Modern],
+            "A modern POST (no session header).",
+            "served, and no `Mcp-Session-Id` minted in the response",
+            ["http-mints-session-id-modern"],
+            no_session_id
+        ),
+        http_check!(
+            "http/modern-only/get-delete-405",
+            ["HTTP-15"],
+            Should,
+            [Need::ModernOnly],
+            "GET and DELETE on a modern-only server's endpoint.",
+            "405 for both",
+            ["http-modern-get-200 --eras modern"],
+            get_delete_405
+        ),
+        Check {
+            id: "legacy/http/session-id-visible-ascii",
+            requirements: &["LEG-9"],
+            level: Level::Must,
+            era: Era::Legacy,
+            needs: &[Need::Http, Need::Legacy],
+            description: "The `Mcp-Session-Id` minted on `initialize`.",
+            expectation: "visible ASCII (0x21-0x7E) only, if assigned",
+            faults: &["http-legacy-session-id-invalid-chars"],
+            script: |s| Box::pin(session_id_visible_ascii(s)),
+        },
+        Check {
+            id: "legacy/http/terminated-session-404",
+            requirements: &["LEG-9"],
+            level: Level::Must,
+            era: Era::Legacy,
+            needs: &[Need::Http, Need::Legacy],
+            description: "A `ping` on a session ended with DELETE.",
+            expectation: "404 (DELETE itself may be 405: then Skipped)",
+            faults: &["http-legacy-terminated-session-200"],
+            script: |s| Box::pin(terminated_session_404(s)),
+        },
+        Check {
+            id: "legacy/http/get-stream-or-405",
+            requirements: &["LEG-10"],
+            level: Level::Must,
+            era: Era::Legacy,
+            needs: &[Need::Http, Need::Legacy],
+            description: "GET on the endpoint with the session id.",
+            expectation: "`text/event-stream` or 405",
+            faults: &["http-legacy-get-200-json"],
+            script: |s| Box::pin(get_stream_or_405(s)),
+        },
+        Check {
+            id: "legacy/http/notification-202",
+            requirements: &["LEG-11"],
+            level: Level::Must,
+            era: Era::Legacy,
+            needs: &[Need::Http, Need::Legacy],
+            description: "`notifications/initialized` POSTed after `initialize`.",
+            expectation: "202 with no body (or 4xx)",
+            faults: &["http-legacy-notification-200"],
+            script: |s| Box::pin(legacy_notification_202(s)),
+        },
+        Check {
+            id: "legacy/http/bad-version-header-400",
+            requirements: &["LEG-8"],
+            level: Level::Must,
+            era: Era::Legacy,
+            needs: &[Need::Http, Need::Legacy],
+            description: "A `ping` in a session with `MCP-Protocol-Version: 1999-01-01`.",
+            expectation: "400",
+            faults: &["http-legacy-version-header-ignored"],
+            script: |s| Box::pin(bad_version_header_400(s)),
+        },
+    ]
+}
+
+fn discover_post() -> Request {
+    modern_post(method::DISCOVER, modern_body(method::DISCOVER, json!({})))
+}
+
+async fn post_json_or_sse(s: &mut Scenario) -> Verdict {
+    let a = exchange(s, &discover_post()).await?;
+    Ok(match (a.status, a.content_type.as_str()) {
+        (200, "application/json") if a.json.as_ref().is_some_and(|j| j.get("result").is_some()) => {
+            Outcome::pass("200 application/json with the DiscoverResult")
+        }
+        (200, "text/event-stream") if a.json.is_some() => {
+            Outcome::pass("200 text/event-stream carrying the response")
+        }
+        _ => Outcome::fail(format!(
+            "a valid discover POST got {} ({})",
+            a.describe(),
+            a.content_type
+        )),
+    })
+}
+
+async fn origin_rejected(s: &mut Scenario) -> Verdict {
+    let a = exchange(s, &discover_post().header("Origin", "http://evil.example")).await?;
+    Ok(if a.status == 403 {
+        Outcome::pass("403 for a foreign Origin")
+    } else {
+        Outcome::fail(format!(
+            "a foreign Origin got {} (HTTP-2: 403)",
+            a.describe()
+        ))
+    })
+}
+
+async fn notification_202(s: &mut Scenario) -> Verdict {
+    let (body, _) = crate::driver::notification(method::CANCELLED)
+        .modern()
+        .param("requestId", json!("mcpspec-never-sent"))
+        .render(1, true);
+    let a = exchange(s, &modern_post(method::CANCELLED, body)).await?;
+    Ok(match a.status {
+        202 if a.body.trim().is_empty() => Outcome::pass("202 with an empty body"),
+        400..=499 => Outcome::pass(format!("not accepted: HTTP {}", a.status)),
+        _ => Outcome::fail(format!(
+            "a notification POST got {} (HTTP-3: 202, empty body)",
+            a.describe()
+        )),
+    })
+}
+
+async fn version_header_mismatch(s: &mut Scenario) -> Verdict {
+    let req = discover_post()
+        .without("MCP-Protocol-Version")
+        .header("MCP-Protocol-Version", version::LATEST_LEGACY);
+    let a = exchange(s, &req).await?;
+    Ok(expect_400(
+        &a,
+        "MCP-Protocol-Version ≠ the body's version",
+        code::HEADER_MISMATCH,
+    ))
+}
+
+async fn version_header_missing(s: &mut Scenario) -> Verdict {
+    let legacy_too = s.facts().legacy();
+    let a = exchange(s, &discover_post().without("MCP-Protocol-Version")).await?;
+    Ok(match (a.status, a.code()) {
+        (400, Some(code::HEADER_MISMATCH)) => Outcome::pass("400 with -32020"),
+        _ if legacy_too && !served(&a) => Outcome::info(format!(
+            "the server also serves legacy clients and treated the request as one (HTTP-6 allows it): {}",
+            a.describe()
+        )),
+        _ => Outcome::fail(format!(
+            "a modern POST without MCP-Protocol-Version got {}",
+            a.describe()
+        )),
+    })
+}
+
+async fn unknown_method_404(s: &mut Scenario) -> Verdict {
+    let a = exchange(
+        s,
+        &modern_post(
+            method::NONEXISTENT,
+            modern_body(method::NONEXISTENT, json!({})),
+        ),
+    )
+    .await?;
+    Ok(match (a.status, a.code()) {
+        (404, Some(code::METHOD_NOT_FOUND)) => Outcome::pass("404 with -32601"),
+        _ => Outcome::fail(format!(
+            "an unknown method got {} (HTTP-7: 404 with -32601)",
+            a.describe()
+        )),
+    })
+}
+
+async fn method_header_missing(s: &mut Scenario) -> Verdict {
+    let a = exchange(s, &discover_post().without("Mcp-Method")).await?;
+    Ok(expect_400(&a, "no Mcp-Method", code::HEADER_MISMATCH))
+}
+
+async fn method_header_mismatch(s: &mut Scenario) -> Verdict {
+    let req = discover_post()
+        .without("Mcp-Method")
+        .header("Mcp-Method", method::TOOLS_LIST);
+    let a = exchange(s, &req).await?;
+    Ok(expect_400(
+        &a,
+        "Mcp-Method ≠ the body's method",
+        code::HEADER_MISMATCH,
+    ))
+}
+
+fn call_unknown_tool(name: &str) -> Request {
+    let body = modern_body(method::TOOLS_CALL, json!({"name": name, "arguments": {}}));
+    modern_post(method::TOOLS_CALL, body)
+}
+
+async fn name_header_missing(s: &mut Scenario) -> Verdict {
+    let a = exchange(s, &call_unknown_tool(names::NONEXISTENT_TOOL)).await?;
+    Ok(expect_400(
+        &a,
+        "tools/call without Mcp-Name",
+        code::HEADER_MISMATCH,
+    ))
+}
+
+async fn duplicate_header(s: &mut Scenario) -> Verdict {
+    let a = exchange(s, &discover_post().header("Mcp-Method", method::DISCOVER)).await?;
+    Ok(expect_400(&a, "Mcp-Method twice", code::HEADER_MISMATCH))
+}
+
+async fn invalid_characters(s: &mut Scenario) -> Verdict {
+    let name = format!("{}-é", names::NONEXISTENT_TOOL);
+    let a = exchange(
+        s,
+        &call_unknown_tool(&name).header("Mcp-Name", name.as_bytes()),
+    )
+    .await?;
+    Ok(expect_400(
+        &a,
+        "Mcp-Name with raw non-ASCII bytes",
+        code::HEADER_MISMATCH,
+    ))
+}
+
+async fn values_case_sensitive(s: &mut Scenario) -> Verdict {
+    let req = discover_post()
+        .without("Mcp-Method")
+        .header("Mcp-Method", "SERVER/DISCOVER");
+    let a = exchange(s, &req).await?;
+    Ok(expect_400(
+        &a,
+        "Mcp-Method: SERVER/DISCOVER",
+        code::HEADER_MISMATCH,
+    ))
+}
+
+async fn base64_decoded(s: &mut Scenario) -> Verdict {
+    let req = call_unknown_tool(names::NONEXISTENT_TOOL)
+        .header("Mcp-Name", client::base64_header(names::NONEXISTENT_TOOL));
+    let a = exchange(s, &req).await?;
+    Ok(match a.code() {
+        Some(code::HEADER_MISMATCH) => Outcome::fail(format!(
+            "a base64-encoded Mcp-Name equal to the body got {} (HTTP-10)",
+            a.describe()
+        )),
+        Some(_) | None if a.json.is_some() => {
+            Outcome::pass(format!("the encoded name was decoded ({})", a.describe()))
+        }
+        _ => Outcome::fail(format!("a base64-encoded Mcp-Name got {}", a.describe())),
+    })
+}
+
+async fn invalid_base64(s: &mut Scenario) -> Verdict {
+    let a = exchange(
+        s,
+        &call_unknown_tool(names::NONEXISTENT_TOOL).header("Mcp-Name", "=?base64?%%%?="),
+    )
+    .await?;
+    Ok(expect_400(
+        &a,
+        "Mcp-Name with invalid base64",
+        code::HEADER_MISMATCH,
+    ))
+}
+
+async fn errors_status_400(s: &mut Scenario) -> Verdict {
+    let (no_meta, _) = request(method::DISCOVER)
+        .id(json!(1))
+        .no_meta()
+        .render(1, true);
+    let a = exchange(s, &modern_post(method::DISCOVER, no_meta)).await?;
+    let first = expect_400(&a, "no _meta", code::INVALID_PARAMS);
+    if first.kind != crate::outcome::Kind::Pass {
+        return Ok(first);
+    }
+    let (unknown, _) = request(method::DISCOVER)
+        .id(json!(1))
+        .version(version::UNKNOWN)
+        .render(1, true);
+    let req = modern_post(method::DISCOVER, unknown)
+        .without("MCP-Protocol-Version")
+        .header("MCP-Protocol-Version", version::UNKNOWN);
+    let b = exchange(s, &req).await?;
+    Ok(
+        match expect_400(&b, "an unsupported version", code::UNSUPPORTED_VERSION) {
+            o if o.kind == crate::outcome::Kind::Pass => {
+                Outcome::pass("400 with -32602, and 400 with -32022")
+            }
+            o => o,
+        },
+    )
+}
+
+async fn no_session_id(s: &mut Scenario) -> Verdict {
+    let a = exchange(s, &discover_post()).await?;
+    Ok(match (served(&a), &a.session_id) {
+        (true, None) => Outcome::pass("served; no Mcp-Session-Id in the response"),
+        (true, Some(id)) => Outcome::non_strict(format!(
+            "a modern response mints Mcp-Session-Id {id:?} (HTTP-15)"
+        )),
+        (false, _) => Outcome::fail(format!("a valid modern POST got {}", a.describe())),
+    })
+}
+
+async fn get_delete_405(s: &mut Scenario) -> Verdict {
+    let get = exchange(
+        s,
+        &Request::new("GET").header("Accept", "text/event-stream"),
+    )
+    .await?;
+    let delete = exchange(s, &Request::new("DELETE")).await?;
+    Ok(if get.status == 405 && delete.status == 405 {
+        Outcome::pass("GET and DELETE: 405")
+    } else {
+        Outcome::non_strict(format!(
+            "GET got HTTP {}, DELETE got HTTP {} (HTTP-15: 405)",
+            get.status, delete.status
+        ))
+    })
+}
+
+// --- legacy sessions -------------------------------------------------------------------
+
+fn legacy_post(body: Value, session: Option<&str>, version_header: Option<&str>) -> Request {
+    let mut req = Request::new("POST")
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(serde_json::to_vec(&body).unwrap_or_default());
+    if let Some(v) = version_header {
+        req = req.header("MCP-Protocol-Version", v);
+    }
+    if let Some(id) = session {
+        req = req.header("Mcp-Session-Id", id);
+    }
+    req
+}
+
+/// `initialize` at the latest legacy version; returns the session id (if any) and the version.
+async fn legacy_session(s: &Scenario) -> Result<(Option<String>, String), Outcome> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method::INITIALIZE, "params": {
+        "protocolVersion": version::LATEST_LEGACY, "capabilities": {},
+        "clientInfo": {"name": "mcpspec", "version": env!("CARGO_PKG_VERSION")}}});
+    let a = exchange(s, &legacy_post(body, None, None)).await?;
+    let v = a
+        .json
+        .as_ref()
+        .and_then(|j| j.pointer("/result/protocolVersion"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| Outcome::fail(format!("initialize got {}", a.describe())))?;
+    let initialized = json!({"jsonrpc": "2.0", "method": method::INITIALIZED});
+    exchange(
+        s,
+        &legacy_post(initialized, a.session_id.as_deref(), Some(&v)),
+    )
+    .await?;
+    Ok((a.session_id, v))
+}
+
+fn ping_body() -> Value {
+    json!({"jsonrpc": "2.0", "id": 2, "method": method::PING})
+}
+
+async fn session_id_visible_ascii(s: &mut Scenario) -> Verdict {
+    let (id, _) = legacy_session(s).await?;
+    Ok(match id {
+        None => Outcome::pass("no session id assigned (stateless legacy server)"),
+        Some(id) if !id.is_empty() && id.bytes().all(|b| (0x21..=0x7e).contains(&b)) => {
+            Outcome::pass(format!(
+                "session id of {} visible ASCII characters",
+                id.len()
+            ))
+        }
+        Some(id) => Outcome::fail(format!(
+            "session id {id:?} has characters outside 0x21-0x7E (LEG-9)"
+        )),
+    })
+}
+
+async fn terminated_session_404(s: &mut Scenario) -> Verdict {
+    let (id, v) = legacy_session(s).await?;
+    let Some(id) = id else {
+        return Ok(Outcome::skipped("the server assigns no session id"));
+    };
+    let delete = exchange(
+        s,
+        &Request::new("DELETE")
+            .header("Mcp-Session-Id", id.as_str())
+            .header("MCP-Protocol-Version", v.as_str()),
+    )
+    .await?;
+    if delete.status == 405 {
+        return Ok(Outcome::skipped(
+            "DELETE answered 405 (the server does not let clients end sessions)",
+        ));
+    }
+    let a = exchange(s, &legacy_post(ping_body(), Some(&id), Some(&v))).await?;
+    Ok(if a.status == 404 {
+        Outcome::pass("404 for a terminated session")
+    } else {
+        Outcome::fail(format!(
+            "a request on a terminated session got {} (LEG-9: 404)",
+            a.describe()
+        ))
+    })
+}
+
+async fn get_stream_or_405(s: &mut Scenario) -> Verdict {
+    let (id, v) = legacy_session(s).await?;
+    let e = endpoint(s)?;
+    let mut req = Request::new("GET")
+        .header("Accept", "text/event-stream")
+        .header("MCP-Protocol-Version", v.as_str());
+    if let Some(id) = &id {
+        req = req.header("Mcp-Session-Id", id.as_str());
+    }
+    // Only the head matters: the stream itself stays open.
+    let deadline = Instant::now() + s.settings().expect_timeout + Duration::from_secs(1);
+    let r = client::send(&e, &req, deadline)
+        .await
+        .map_err(|err| Outcome::fail(format!("GET: {err}")))?;
+    s.note(format!(
+        "GET {} -> HTTP {} {}",
+        e.url(),
+        r.status,
+        r.content_type()
+    ));
+    Ok(match r.status {
+        405 => Outcome::pass("GET: 405"),
+        200 if r.is_event_stream() => Outcome::pass("GET: text/event-stream"),
+        _ => Outcome::fail(format!(
+            "GET got HTTP {} {} (LEG-10: text/event-stream or 405)",
+            r.status,
+            r.content_type()
+        )),
+    })
+}
+
+async fn legacy_notification_202(s: &mut Scenario) -> Verdict {
+    let (id, v) = legacy_session(s).await?;
+    let note = json!({"jsonrpc": "2.0", "method": method::CANCELLED, "params": {"requestId": "mcpspec-never-sent"}});
+    let a = exchange(s, &legacy_post(note, id.as_deref(), Some(&v))).await?;
+    Ok(match a.status {
+        202 if a.body.trim().is_empty() => Outcome::pass("202 with no body"),
+        400..=499 => Outcome::pass(format!("not accepted: HTTP {}", a.status)),
+        _ => Outcome::fail(format!(
+            "a POSTed notification got {} (LEG-11: 202, no body)",
+            a.describe()
+        )),
+    })
+}
+
+async fn bad_version_header_400(s: &mut Scenario) -> Verdict {
+    let (id, _) = legacy_session(s).await?;
+    let a = exchange(
+        s,
+        &legacy_post(ping_body(), id.as_deref(), Some("1999-01-01")),
+    )
+    .await?;
+    Ok(if a.status == 400 {
+        Outcome::pass("400 for an unsupported MCP-Protocol-Version")
+    } else {
+        Outcome::fail(format!(
+            "MCP-Protocol-Version 1999-01-01 got {} (LEG-8: 400)",
+            a.describe()
+        ))
+    })
+}
+
+async fn host_rejected(s: &mut Scenario) -> Verdict {
+    let a = exchange(s, &discover_post().header("Host", "evil.example")).await?;
+    Ok(match a.status {
+        403 | 421 => Outcome::pass(format!("HTTP {} for a foreign Host", a.status)),
+        _ => Outcome::fail(format!(
+            "a foreign Host got {} (HTTP-2: validate Host against DNS rebinding)",
+            a.describe()
+        )),
+    })
+}
+
+/// A streamed `mcpspec_slow` call: the response head and every SSE event up to the final
+/// response (or the deadline), and whether the stream then ended.
+struct Streamed {
+    status: u16,
+    accel: Option<String>,
+    events: Vec<Value>,
+    ended: bool,
+}
+
+fn slow_call(id: Value, steps: u64, delay_ms: u64) -> Request {
+    let body = request(method::TOOLS_CALL)
+        .id(id)
+        .modern()
+        .param("name", json!(names::SLOW_TOOL))
+        .param("arguments", json!({"steps": steps, "delay_ms": delay_ms}))
+        .meta_entry("progressToken", json!("mcpspec-progress"))
+        .render(1, true)
+        .0;
+    modern_post(method::TOOLS_CALL, body).header("Mcp-Name", names::SLOW_TOOL)
+}
+
+async fn streamed(s: &Scenario, steps: u64, delay_ms: u64) -> Result<Streamed, Outcome> {
+    let e = endpoint(s)?;
+    let deadline = Instant::now() + s.settings().expect_timeout + s.settings().startup_timeout;
+    let mut r = client::send(&e, &slow_call(json!(7), steps, delay_ms), deadline)
+        .await
+        .map_err(|err| Outcome::fail(format!("the streamed call: {err}")))?;
+    let mut out = Streamed {
+        status: r.status,
+        accel: r.header("x-accel-buffering").map(str::to_owned),
+        events: vec![],
+        ended: false,
+    };
+    if !r.is_event_stream() {
+        s.note(format!(
+            "POST tools/call {} -> HTTP {} {}",
+            names::SLOW_TOOL,
+            r.status,
+            r.content_type()
+        ));
+        return Ok(out);
+    }
+    let mut parser = crate::transport::http::sse::SseParser::new(s.settings().max_message);
+    let mut answered = false;
+    loop {
+        // After the final response the stream has a short grace to end.
+        let wait = if answered {
+            Instant::now() + Duration::from_millis(500)
+        } else {
+            deadline
+        };
+        match r.chunk(wait).await {
+            Ok(None) => {
+                out.ended = true;
+                break;
+            }
+            Ok(Some(chunk)) => {
+                for ev in parser.feed(&chunk).unwrap_or_default() {
+                    if let Ok(v) = serde_json::from_str::<Value>(&ev.data) {
+                        answered |= v.get("result").is_some() || v.get("error").is_some();
+                        out.events.push(v);
+                    }
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    s.note(format!(
+        "POST tools/call {} -> HTTP {} text/event-stream, {} events, stream ended: {}",
+        names::SLOW_TOOL,
+        out.status,
+        out.events.len(),
+        out.ended
+    ));
+    Ok(out)
+}
+
+async fn sse_no_server_requests(s: &mut Scenario) -> Verdict {
+    let st = streamed(s, 2, 20).await?;
+    if st.events.is_empty() {
+        return Ok(Outcome::skipped(format!(
+            "the call was not streamed (HTTP {})",
+            st.status
+        )));
+    }
+    Ok(
+        match st
+            .events
+            .iter()
+            .find(|e| e.get("method").is_some() && e.get("id").is_some())
+        {
+            Some(req) => Outcome::fail(format!(
+                "a JSON-RPC request on the response stream: {}",
+                crate::driver::shorten(&req.to_string(), 160)
+            )),
+            None => Outcome::pass(format!("{} events, none a request", st.events.len())),
+        },
+    )
+}
+
+async fn sse_terminates(s: &mut Scenario) -> Verdict {
+    let st = streamed(s, 2, 20).await?;
+    if st.events.is_empty() {
+        return Ok(Outcome::skipped(format!(
+            "the call was not streamed (HTTP {})",
+            st.status
+        )));
+    }
+    let mut problems = Vec::new();
+    if !st.ended {
+        problems.push("the stream stayed open after the final response".to_owned());
+    }
+    if st.accel.as_deref() != Some("no") {
+        problems.push(format!(
+            "X-Accel-Buffering is {:?}, expected \"no\"",
+            st.accel
+        ));
+    }
+    Ok(if problems.is_empty() {
+        Outcome::pass("the stream ended after the final response; X-Accel-Buffering: no")
+    } else {
+        Outcome::non_strict(problems.join("; "))
+    })
+}
+
+async fn sse_close_cancels(s: &mut Scenario) -> Verdict {
+    // The probe log is the server's, shared by every client: an id no other check uses.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let id = json!(format!("mcpspec-close-cancels-{nanos}"));
+    let (steps, delay_ms) = (5u64, 150u64);
+    let e = endpoint(s)?;
+    let deadline = Instant::now() + s.settings().expect_timeout + s.settings().startup_timeout;
+    {
+        let mut r = client::send(&e, &slow_call(id.clone(), steps, delay_ms), deadline)
+            .await
+            .map_err(|err| Outcome::fail(format!("the streamed call: {err}")))?;
+        if !r.is_event_stream() {
+            return Ok(Outcome::skipped(format!(
+                "the call was not streamed (HTTP {})",
+                r.status
+            )));
+        }
+        // Read the first event, then drop the connection.
+        let _ = r.chunk(deadline).await;
+    }
+    s.note(format!(
+        "closed the stream of tools/call {id} after its first event"
+    ));
+    // Give the call the time it would have needed, then read what the probe middleware saw.
+    tokio::time::sleep(Duration::from_millis(steps * delay_ms + 300)).await;
+    let body = request(method::TOOLS_CALL)
+        .id(json!(8))
+        .modern()
+        .param("name", json!(names::PROBE_LOG_TOOL))
+        .param("arguments", json!({}))
+        .render(1, true)
+        .0;
+    let a = exchange(
+        s,
+        &modern_post(method::TOOLS_CALL, body).header("Mcp-Name", names::PROBE_LOG_TOOL),
+    )
+    .await?;
+    let entries = a
+        .json
+        .as_ref()
+        .and_then(|j| j.pointer("/result/structuredContent/entries"))
+        .and_then(Value::as_array)
+        .cloned()
+        .ok_or_else(|| Outcome::error(format!("mcpspec_probe_log got {}", a.describe())))?;
+    let completed = entries.iter().any(|en| {
+        en.get("method") == Some(&json!(method::TOOLS_CALL))
+            && en.get("id") == Some(&id)
+            && en.get("outcome") == Some(&json!("ok"))
+    });
+    Ok(if completed {
+        Outcome::fail(
+            "the call completed after the client closed its stream (HTTP-14: closing is cancellation)",
+        )
+    } else {
+        Outcome::pass("the call did not complete after the stream closed")
+    })
+}

@@ -1,0 +1,649 @@
+//! `subscriptions/*`: `subscriptions/listen` (2026-07-28) over stdio — the acknowledgement,
+//! the subscription id on every stream notification, the filter, teardown by either side, and
+//! `notifications/cancelled` only for listen streams.
+//!
+//! A listen request is gated by the capabilities that give it something to carry
+//! (`*.listChanged`, `resources.subscribe`; POL-11). Events are fired with the probe profile's
+//! trigger tools (POL-12), so the checks that need an event need `--probe-profile` and Skip,
+//! naming the tool, when it is not listed. On HTTP a listen stream is one SSE response, so
+//! these checks are stdio-only; notifications a trigger fires arrive before the trigger's own
+//! reply there.
+
+use serde_json::{Map, Value, json};
+
+use super::surface::{
+    self, Exchange, brief, call_tool, exchange, frames_within, is_reply, method, method_of,
+    params_of, require_probe_tool, tool, wait_for,
+};
+use crate::check::{Check, Facts, Need, Scenario, Verdict};
+use crate::driver::{Peer, notification, request};
+use crate::outcome::{Era, Level, Outcome};
+use crate::protocol::{meta, method as core, names};
+use crate::wire::Frame;
+
+pub fn group() -> Vec<Check> {
+    vec![
+        Check {
+            id: "subscriptions/listen/acknowledged-first",
+            requirements: &["SUB-1", "POL-11"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern, Need::Stdio],
+            description: "`subscriptions/listen` with every advertised list-changed flag; the \
+                          first message for it.",
+            expectation: "`notifications/subscriptions/acknowledged` first, its \
+                          `params.notifications` a subset of what was requested",
+            faults: &["listen-no-ack", "listen-ack-late"],
+            script: |s| Box::pin(acknowledged_first(s)),
+        },
+        Check {
+            id: "subscriptions/listen/ack-carries-listen-id",
+            requirements: &["SUB-2"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern, Need::Stdio],
+            description: "Two listen requests, one with an integer id and one with a string id.",
+            expectation: "each acknowledgement's `_meta[\"io.modelcontextprotocol/subscriptionId\"]` \
+                          is its listen id, with the same JSON type",
+            faults: &["listen-id-type-changed"],
+            script: |s| Box::pin(ack_carries_listen_id(s)),
+        },
+        Check {
+            id: "subscriptions/stream/tagged-with-listen-id",
+            requirements: &["SUB-2", "POL-12"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern, Need::Stdio, Need::ProbeProfile],
+            description: "A listen stream (string id) and a list change fired with \
+                          `mcpspec_trigger_list_changed`.",
+            expectation: "the `*/list_changed` notification carries the listen id as \
+                          `subscriptionId`, with the same JSON type",
+            faults: &["listen-wrong-subscription-id", "listen-id-type-changed"],
+            script: |s| Box::pin(stream_tagged(s)),
+        },
+        Check {
+            id: "subscriptions/filter/only-requested-types",
+            requirements: &["SUB-3", "POL-12"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern, Need::Stdio, Need::ProbeProfile],
+            description: "A listen stream asking for one list; every list changed \
+                          (`mcpspec_trigger_list_changed` without `list`) and an update of a \
+                          resource it did not subscribe to.",
+            expectation: "only the requested `*/list_changed` reaches the stream; no other type, \
+                          no `resources/updated`",
+            faults: &["listen-unrequested-types"],
+            script: |s| Box::pin(only_requested(s)),
+        },
+        Check {
+            id: "subscriptions/stream/no-log-messages",
+            requirements: &["SUB-4"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern, Need::Stdio],
+            description: "A listen request carrying `logLevel: debug`; what follows its \
+                          acknowledgement while nothing else is in flight.",
+            expectation: "no `notifications/message` and no `notifications/progress` on the \
+                          listen stream",
+            faults: &["listen-log-on-stream"],
+            script: |s| Box::pin(no_log_on_stream(s)),
+        },
+        Check {
+            id: "subscriptions/list-changed/delivered",
+            requirements: &["SUB-5", "POL-11", "POL-12"],
+            level: Level::Should,
+            era: Era::Modern,
+            needs: &[Need::Modern, Need::Stdio, Need::ProbeProfile],
+            description: "A listen stream asking for an advertised `listChanged` list; that list \
+                          changed (`mcpspec_trigger_list_changed`).",
+            expectation: "the `*/list_changed` notification on the stream",
+            faults: &["listen-no-list-changed"],
+            script: |s| Box::pin(list_changed_delivered(s)),
+        },
+        Check {
+            id: "subscriptions/teardown/server-ended",
+            requirements: &["SUB-6", "POL-9", "POL-12"],
+            level: Level::Should,
+            era: Era::Modern,
+            needs: &[Need::Modern, Need::Stdio, Need::ProbeProfile],
+            description: "A listen stream the server ends (`mcpspec_end_subscriptions`).",
+            expectation: "the listen request's completion result (`resultType: \"complete\"`) or \
+                          `notifications/cancelled` for the listen id; neither is NonStrict (POL-9)",
+            faults: &["listen-no-teardown"],
+            script: |s| Box::pin(server_ended(s)),
+        },
+        Check {
+            id: "subscriptions/cancel/stream-stops",
+            requirements: &["SUB-7", "STDIO-4", "POL-12"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern, Need::Stdio, Need::ProbeProfile],
+            description: "Two listen streams for the same list; the client cancels the first \
+                          (`notifications/cancelled`), then the list changes.",
+            expectation: "the second stream gets the notification; nothing more for the cancelled \
+                          one (no notification, no reply)",
+            faults: &["listen-after-cancel"],
+            script: |s| Box::pin(cancel_stops_stream(s)),
+        },
+        Check {
+            id: "subscriptions/cancelled/only-for-listen",
+            requirements: &["SUB-9", "POL-12"],
+            level: Level::Must,
+            era: Era::Modern,
+            needs: &[Need::Modern, Need::ProbeProfile],
+            description: "A probe-profile `tools/call` (not a listen request).",
+            expectation: "no `notifications/cancelled` from the server for it",
+            faults: &["listen-cancelled-by-server-for-request"],
+            script: |s| Box::pin(cancelled_only_for_listen(s)),
+        },
+    ]
+}
+
+/// One list a listen filter can ask for: (filter flag, trigger `list` argument, notification).
+#[derive(Debug, Clone, Copy)]
+struct ListKind {
+    flag: &'static str,
+    name: &'static str,
+    notification: &'static str,
+}
+
+const KINDS: [ListKind; 3] = [
+    ListKind {
+        flag: "toolsListChanged",
+        name: "tools",
+        notification: method::TOOLS_LIST_CHANGED,
+    },
+    ListKind {
+        flag: "promptsListChanged",
+        name: "prompts",
+        notification: method::PROMPTS_LIST_CHANGED,
+    },
+    ListKind {
+        flag: "resourcesListChanged",
+        name: "resources",
+        notification: method::RESOURCES_LIST_CHANGED,
+    },
+];
+
+/// The lists whose `listChanged` the server advertises.
+fn advertised_kinds(facts: &Facts) -> Vec<ListKind> {
+    KINDS
+        .iter()
+        .copied()
+        .filter(|k| facts.has_capability(&format!("{}.listChanged", k.name)))
+        .collect()
+}
+
+/// The first advertised list-changed kind, or a POL-11 skip.
+fn one_kind(facts: &Facts) -> Result<ListKind, Outcome> {
+    advertised_kinds(facts).first().copied().ok_or_else(|| {
+        Outcome::skipped(
+            "the server advertises no `listChanged` capability (tools, prompts, resources) (POL-11)",
+        )
+    })
+}
+
+/// A filter asking for `kinds`.
+fn filter(kinds: &[ListKind]) -> Value {
+    let obj: Map<String, Value> = kinds
+        .iter()
+        .map(|k| (k.flag.to_owned(), json!(true)))
+        .collect();
+    Value::Object(obj)
+}
+
+fn listen(id: Option<Value>, notifications: Value) -> crate::driver::Outgoing {
+    let out = request(method::SUBSCRIPTIONS_LISTEN).param("notifications", notifications);
+    match id {
+        Some(id) => out.id(id),
+        None => out,
+    }
+}
+
+/// The `subscriptionId` a frame carries in `params._meta`.
+fn subscription_id(frame: &Frame) -> Option<&Value> {
+    params_of(frame)?.get("_meta")?.get(meta::SUBSCRIPTION_ID)
+}
+
+/// Whether `frame` is tagged with `id`, loosely (7 for "7"), so a wrong type can be reported.
+fn tagged_loosely(frame: &Frame, id: &Value) -> bool {
+    subscription_id(frame).is_some_and(|got| {
+        got == id || got.to_string().trim_matches('"') == id.to_string().trim_matches('"')
+    })
+}
+
+fn is_ack(frame: &Frame) -> bool {
+    method_of(frame) == Some(method::ACKNOWLEDGED)
+}
+
+/// Opens a listen stream and waits for its acknowledgement (matched loosely by id); the ack,
+/// or a Fail saying what came instead.
+async fn open(peer: &mut Peer, id: Value, notifications: Value) -> Result<Frame, Outcome> {
+    peer.send(listen(Some(id.clone()), notifications)).await;
+    let wait = peer.settings().expect_timeout;
+    let (ack, seen) = wait_for(peer, wait, |f| {
+        (is_ack(f) && tagged_loosely(f, &id)) || is_reply(f, &id)
+    })
+    .await;
+    match ack {
+        Some(f) if is_ack(&f) => Ok(f),
+        Some(f) => Err(Outcome::fail(format!(
+            "subscriptions/listen (id {id}) was answered instead of acknowledged: {}",
+            brief(&f)
+        ))),
+        None => Err(Outcome::fail(format!(
+            "no acknowledgement for subscriptions/listen (id {id}) within {}{}",
+            crate::driver::seconds(wait),
+            first_of(&seen)
+        ))),
+    }
+}
+
+fn first_of(frames: &[Frame]) -> String {
+    frames
+        .first()
+        .map(|f| format!(" ({} other message(s), first: {})", frames.len(), brief(f)))
+        .unwrap_or_default()
+}
+
+/// Ends a listen stream from the client side (stdio).
+async fn cancel(peer: &mut Peer, id: &Value) {
+    peer.send(
+        notification(core::CANCELLED)
+            .param("requestId", id.clone())
+            .param("reason", json!("mcpspec: done listening")),
+    )
+    .await;
+}
+
+/// A connection with the server up (listen checks read notifications without a request of
+/// their own in flight, so the start-up allowance must be spent first).
+async fn ready(s: &mut Scenario) -> Result<Peer, Outcome> {
+    let mut peer = s.connect().await?;
+    peer.warm_up().await?;
+    Ok(peer)
+}
+
+/// Fires `mcpspec_trigger_list_changed` and returns what came with it.
+async fn trigger_list_changed(peer: &mut Peer, list: Option<&str>) -> Result<Exchange, Outcome> {
+    let args = match list {
+        Some(l) => json!({ "list": l }),
+        None => json!({}),
+    };
+    let ex = exchange(peer, call_tool(tool::TRIGGER_LIST_CHANGED, args)).await;
+    ex.reply.expect_result(tool::TRIGGER_LIST_CHANGED)?;
+    Ok(ex)
+}
+
+fn all_frames(ex: &Exchange) -> Vec<&Frame> {
+    ex.before.iter().chain(&ex.after).collect()
+}
+
+async fn acknowledged_first(s: &mut Scenario) -> Verdict {
+    let kinds = advertised_kinds(s.facts());
+    let subscribe = s.facts().has_capability("resources.subscribe");
+    if kinds.is_empty() && !subscribe {
+        return Ok(Outcome::skipped(
+            "the server advertises no `listChanged` and no `resources.subscribe`: nothing to listen for (POL-11)",
+        ));
+    }
+    let mut peer = ready(s).await?;
+    let mut wanted = filter(&kinds);
+    if subscribe {
+        let resources = surface::items(&mut peer, core::RESOURCES_LIST, "resources").await?;
+        if let Some(uri) = resources
+            .iter()
+            .find_map(|r| r.get("uri").and_then(Value::as_str))
+        {
+            wanted["resourceSubscriptions"] = json!([uri]);
+        }
+    }
+    if wanted.as_object().is_some_and(Map::is_empty) {
+        return Ok(Outcome::skipped(
+            "`resources.subscribe` is advertised but no resource is listed, and no `listChanged` (POL-11)",
+        ));
+    }
+    let id = peer
+        .send(listen(None, wanted.clone()))
+        .await
+        .unwrap_or(Value::Null);
+    let wait = peer.settings().expect_timeout;
+    let (first, _) = wait_for(&mut peer, wait, |_| true).await;
+    cancel(&mut peer, &id).await;
+    let Some(first) = first else {
+        return Ok(Outcome::fail(format!(
+            "nothing within {} after subscriptions/listen (no acknowledgement)",
+            crate::driver::seconds(wait)
+        )));
+    };
+    if !is_ack(&first) {
+        return Ok(Outcome::fail(format!(
+            "the first message after subscriptions/listen is not the acknowledgement: {}",
+            brief(&first)
+        )));
+    }
+    let Some(honoured) = params_of(&first).and_then(|p| p.get("notifications")) else {
+        return Ok(Outcome::fail(format!(
+            "the acknowledgement has no `params.notifications`: {}",
+            brief(&first)
+        )));
+    };
+    let Some(honoured) = honoured.as_object() else {
+        return Ok(Outcome::fail(format!(
+            "`params.notifications` of the acknowledgement is not an object: {honoured}"
+        )));
+    };
+    let mut extra = Vec::new();
+    for (key, value) in honoured {
+        let ok = match (key.as_str(), value) {
+            ("resourceSubscriptions", Value::Array(uris)) => uris.iter().all(|u| {
+                wanted["resourceSubscriptions"]
+                    .as_array()
+                    .is_some_and(|w| w.contains(u))
+            }),
+            (_, Value::Bool(false)) => true,
+            (k, Value::Bool(true)) => wanted.get(k) == Some(&json!(true)),
+            _ => false,
+        };
+        if !ok {
+            extra.push(format!("{key}: {value}"));
+        }
+    }
+    Ok(if extra.is_empty() {
+        Outcome::pass(format!(
+            "acknowledged first, honouring {}",
+            Value::Object(honoured.clone())
+        ))
+    } else {
+        Outcome::fail(format!(
+            "the acknowledgement honours what was not requested ({}); requested {wanted}",
+            extra.join(", ")
+        ))
+    })
+}
+
+async fn ack_carries_listen_id(s: &mut Scenario) -> Verdict {
+    let kinds = advertised_kinds(s.facts());
+    let Some(kind) = kinds.first().copied() else {
+        return Ok(Outcome::skipped(
+            "the server advertises no `listChanged` capability (POL-11)",
+        ));
+    };
+    let mut peer = ready(s).await?;
+    let mut problems = Vec::new();
+    for id in [json!(4217), json!("mcpspec-listen-b")] {
+        let ack = open(&mut peer, id.clone(), filter(&[kind])).await?;
+        match subscription_id(&ack) {
+            Some(got) if *got == id => {}
+            Some(got) => problems.push(format!(
+                "listen id {id} acknowledged with subscriptionId {got}"
+            )),
+            None => problems.push(format!(
+                "the acknowledgement for listen id {id} has no subscriptionId"
+            )),
+        }
+        cancel(&mut peer, &id).await;
+    }
+    Ok(if problems.is_empty() {
+        Outcome::pass("both acknowledgements carry their listen id, with its JSON type")
+    } else {
+        Outcome::fail(problems.join("; "))
+    })
+}
+
+async fn stream_tagged(s: &mut Scenario) -> Verdict {
+    let kind = one_kind(s.facts())?;
+    let mut peer = ready(s).await?;
+    require_probe_tool(&mut peer, tool::TRIGGER_LIST_CHANGED).await?;
+    let id = json!("mcpspec-listen-7");
+    open(&mut peer, id.clone(), filter(&[kind])).await?;
+    let ex = trigger_list_changed(&mut peer, Some(kind.name)).await?;
+    cancel(&mut peer, &id).await;
+    let got: Vec<&Frame> = all_frames(&ex)
+        .into_iter()
+        .filter(|f| method_of(f) == Some(kind.notification))
+        .collect();
+    let Some(first) = got.first() else {
+        return Ok(Outcome::fail(format!(
+            "no `{}` arrived after the trigger, so the tag cannot be seen",
+            kind.notification
+        )));
+    };
+    Ok(match subscription_id(first) {
+        Some(got) if *got == id => Outcome::pass(format!(
+            "`{}` carries subscriptionId {id}",
+            kind.notification
+        )),
+        Some(got) => Outcome::fail(format!(
+            "`{}` carries subscriptionId {got}; the listen id is {id}",
+            kind.notification
+        )),
+        None => Outcome::fail(format!(
+            "`{}` has no `_meta[\"{}\"]`: {}",
+            kind.notification,
+            meta::SUBSCRIPTION_ID,
+            brief(first)
+        )),
+    })
+}
+
+async fn only_requested(s: &mut Scenario) -> Verdict {
+    let kind = one_kind(s.facts())?;
+    let mut peer = ready(s).await?;
+    require_probe_tool(&mut peer, tool::TRIGGER_LIST_CHANGED).await?;
+    let id = json!("mcpspec-listen-f");
+    open(&mut peer, id.clone(), filter(&[kind])).await?;
+    let ex = trigger_list_changed(&mut peer, None).await?;
+    let mut frames: Vec<Frame> = all_frames(&ex).into_iter().cloned().collect();
+    // An update of a resource the stream did not subscribe to, when one is listed.
+    if s.facts().has_capability("resources") {
+        let resources = surface::items(&mut peer, core::RESOURCES_LIST, "resources").await?;
+        let uri = resources
+            .iter()
+            .find_map(|r| r.get("uri").and_then(Value::as_str));
+        if let Some(uri) = uri.map(str::to_owned) {
+            require_probe_tool(&mut peer, tool::TRIGGER_RESOURCE_UPDATED).await?;
+            let ex = exchange(
+                &mut peer,
+                call_tool(tool::TRIGGER_RESOURCE_UPDATED, json!({ "uri": uri })),
+            )
+            .await;
+            ex.reply.expect_result(tool::TRIGGER_RESOURCE_UPDATED)?;
+            frames.extend(ex.before.into_iter().chain(ex.after));
+        }
+    }
+    cancel(&mut peer, &id).await;
+    let unrequested: Vec<String> = frames
+        .iter()
+        .filter(|f| f.raw_id().is_none())
+        .filter_map(|f| method_of(f).map(|m| (m, f)))
+        .filter(|(m, _)| *m != kind.notification)
+        .filter(|(m, _)| {
+            KINDS.iter().any(|k| k.notification == *m) || *m == method::RESOURCES_UPDATED
+        })
+        .map(|(_, f)| brief(f))
+        .collect();
+    Ok(if unrequested.is_empty() {
+        Outcome::pass(format!(
+            "only `{}` reached the stream (asked for `{}` alone)",
+            kind.notification, kind.flag
+        ))
+    } else {
+        Outcome::fail(format!(
+            "the stream asked for `{}` alone but got {}",
+            kind.flag,
+            unrequested.join("; ")
+        ))
+    })
+}
+
+async fn no_log_on_stream(s: &mut Scenario) -> Verdict {
+    let kinds = advertised_kinds(s.facts());
+    let Some(kind) = kinds.first().copied() else {
+        return Ok(Outcome::skipped(
+            "the server advertises no `listChanged` capability (POL-11)",
+        ));
+    };
+    let mut peer = ready(s).await?;
+    let id = json!("mcpspec-listen-log");
+    peer.send(
+        listen(Some(id.clone()), filter(&[kind])).meta_entry(meta::LOG_LEVEL, json!("debug")),
+    )
+    .await;
+    let wait = peer.settings().expect_timeout;
+    let (ack, mut seen) = wait_for(&mut peer, wait, is_ack).await;
+    if ack.is_none() {
+        return Ok(Outcome::fail(format!(
+            "no acknowledgement for subscriptions/listen within {}{}",
+            crate::driver::seconds(wait),
+            first_of(&seen)
+        )));
+    }
+    seen.extend(frames_within(&mut peer, surface::AFTER_REPLY).await);
+    cancel(&mut peer, &id).await;
+    let bad: Vec<String> = seen
+        .iter()
+        .filter(|f| matches!(method_of(f), Some(method::MESSAGE | method::PROGRESS)))
+        .map(brief)
+        .collect();
+    Ok(if bad.is_empty() {
+        Outcome::pass("no log or progress notification while only the listen stream was open")
+    } else {
+        Outcome::fail(format!(
+            "with only a listen request in flight the server sent {}",
+            bad.join("; ")
+        ))
+    })
+}
+
+async fn list_changed_delivered(s: &mut Scenario) -> Verdict {
+    let kind = one_kind(s.facts())?;
+    let mut peer = ready(s).await?;
+    require_probe_tool(&mut peer, tool::TRIGGER_LIST_CHANGED).await?;
+    let id = json!("mcpspec-listen-5");
+    open(&mut peer, id.clone(), filter(&[kind])).await?;
+    let ex = trigger_list_changed(&mut peer, Some(kind.name)).await?;
+    cancel(&mut peer, &id).await;
+    let got = all_frames(&ex)
+        .into_iter()
+        .any(|f| method_of(f) == Some(kind.notification) && tagged_loosely(f, &id));
+    Ok(if got {
+        Outcome::pass(format!("`{}` reached the listen stream", kind.notification))
+    } else {
+        Outcome::fail(format!(
+            "`{}.listChanged` is advertised and acknowledged, but the list change sent no `{}` \
+             to the stream (the trigger said {})",
+            kind.name,
+            kind.notification,
+            ex.reply.describe()
+        ))
+    })
+}
+
+async fn server_ended(s: &mut Scenario) -> Verdict {
+    let kind = one_kind(s.facts())?;
+    let mut peer = ready(s).await?;
+    require_probe_tool(&mut peer, tool::END_SUBSCRIPTIONS).await?;
+    let id = json!("mcpspec-listen-end");
+    open(&mut peer, id.clone(), filter(&[kind])).await?;
+    let ex = exchange(&mut peer, call_tool(tool::END_SUBSCRIPTIONS, json!({}))).await;
+    ex.reply.expect_result(tool::END_SUBSCRIPTIONS)?;
+    let teardown = |f: &Frame| {
+        is_reply(f, &id)
+            || (method_of(f) == Some(core::CANCELLED)
+                && params_of(f).and_then(|p| p.get("requestId")) == Some(&id))
+    };
+    let mut found = all_frames(&ex).into_iter().find(|f| teardown(f)).cloned();
+    if found.is_none() {
+        let wait = peer.settings().expect_timeout;
+        found = wait_for(&mut peer, wait, teardown).await.0;
+    }
+    let Some(frame) = found else {
+        return Ok(Outcome::non_strict(format!(
+            "after `{}` the listen request (id {id}) got neither a completion result nor \
+             `notifications/cancelled` (POL-9)",
+            tool::END_SUBSCRIPTIONS
+        )));
+    };
+    if method_of(&frame) == Some(core::CANCELLED) {
+        return Ok(Outcome::pass(
+            "the server ended the stream with `notifications/cancelled` for the listen id (POL-9)",
+        ));
+    }
+    let result = frame.json.as_ref().and_then(|j| j.get("result"));
+    Ok(match result {
+        Some(r) if r.get("resultType") == Some(&json!("complete")) => {
+            match r.get("_meta").and_then(|m| m.get(meta::SUBSCRIPTION_ID)) {
+                Some(sid) if *sid == id => Outcome::pass(
+                    "the server ended the stream with the completion result (subscriptionId = the listen id)",
+                ),
+                other => Outcome::non_strict(format!(
+                    "the completion result's `_meta.subscriptionId` is {}, expected {id}",
+                    other.map_or("missing".to_owned(), Value::to_string)
+                )),
+            }
+        }
+        _ => Outcome::non_strict(format!(
+            "the listen request was answered, but not with a completion result: {}",
+            brief(&frame)
+        )),
+    })
+}
+
+async fn cancel_stops_stream(s: &mut Scenario) -> Verdict {
+    let kind = one_kind(s.facts())?;
+    let mut peer = ready(s).await?;
+    require_probe_tool(&mut peer, tool::TRIGGER_LIST_CHANGED).await?;
+    let (a, b) = (json!("mcpspec-listen-a"), json!("mcpspec-listen-b"));
+    open(&mut peer, a.clone(), filter(&[kind])).await?;
+    open(&mut peer, b.clone(), filter(&[kind])).await?;
+    cancel(&mut peer, &a).await;
+    let ex = trigger_list_changed(&mut peer, Some(kind.name)).await?;
+    cancel(&mut peer, &b).await;
+    let frames = all_frames(&ex);
+    let for_a: Vec<String> = frames
+        .iter()
+        .filter(|f| tagged_loosely(f, &a) || is_reply(f, &a))
+        .map(|f| brief(f))
+        .collect();
+    let b_got = frames
+        .iter()
+        .any(|f| method_of(f) == Some(kind.notification) && tagged_loosely(f, &b));
+    Ok(if !for_a.is_empty() {
+        Outcome::fail(format!(
+            "the cancelled stream {a} still got {}",
+            for_a.join("; ")
+        ))
+    } else if !b_got {
+        Outcome::fail(format!(
+            "the stream still open ({b}) did not get `{}`, so the cancelled one's silence proves nothing",
+            kind.notification
+        ))
+    } else {
+        Outcome::pass(format!(
+            "after cancelling {a}, only {b} got `{}`",
+            kind.notification
+        ))
+    })
+}
+
+async fn cancelled_only_for_listen(s: &mut Scenario) -> Verdict {
+    let mut peer = s.connect().await?;
+    let tool =
+        surface::first_probe_tool(&mut peer, &[names::PROBE_LOG_TOOL, tool::LOG_DEMO]).await?;
+    let ex = exchange(&mut peer, call_tool(tool, json!({}))).await;
+    ex.reply.expect_result(tool)?;
+    let cancelled: Vec<String> = all_frames(&ex)
+        .into_iter()
+        .filter(|f| method_of(f) == Some(core::CANCELLED))
+        .map(brief)
+        .collect();
+    Ok(if cancelled.is_empty() {
+        Outcome::pass(format!("no `notifications/cancelled` around `{tool}`"))
+    } else {
+        Outcome::fail(format!(
+            "the server sent `notifications/cancelled` for a request that is not a listen stream: {}",
+            cancelled.join("; ")
+        ))
+    })
+}

@@ -1,0 +1,261 @@
+//! Helpers shared by the checks of the rest of the 2026-07-28 surface (subscriptions, logging,
+//! progress, cancellation, caching, lists, resources, prompts, input-required results): method
+//! and tool names, list walking, probe-tool lookup (POL-12) and collecting the notifications
+//! around a reply.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use crate::check::Facts;
+use crate::driver::{Incoming, Outgoing, Peer, Reply, request, shorten};
+use crate::outcome::Outcome;
+use crate::protocol::method as core;
+use crate::wire::Frame;
+
+/// Method names of the 2026-07-28 surface the core `protocol` module does not name.
+pub mod method {
+    pub const RESOURCES_READ: &str = "resources/read";
+    pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
+    pub const PROMPTS_LIST: &str = "prompts/list";
+    pub const PROMPTS_GET: &str = "prompts/get";
+    pub const COMPLETION_COMPLETE: &str = "completion/complete";
+    pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+    pub const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+    pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+    pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+    pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+    pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
+    pub const MESSAGE: &str = "notifications/message";
+    pub const PROGRESS: &str = "notifications/progress";
+}
+
+/// The probe profile's trigger tools (POL-12: listed and callable only with
+/// `--probe-profile`).
+pub mod tool {
+    pub const TRIGGER_LIST_CHANGED: &str = "mcpspec_trigger_list_changed";
+    pub const TRIGGER_RESOURCE_UPDATED: &str = "mcpspec_trigger_resource_updated";
+    pub const END_SUBSCRIPTIONS: &str = "mcpspec_end_subscriptions";
+    pub const SLOW: &str = "mcpspec_slow";
+    pub const LOG_DEMO: &str = "mcpspec_log_demo";
+    pub const CONFIRM: &str = "mcpspec_confirm";
+}
+
+/// The `_meta` key of a progress token.
+pub const PROGRESS_TOKEN: &str = "progressToken";
+
+/// Log levels, lowest first (syslog severities, RFC 5424).
+pub const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+pub fn level_rank(level: &str) -> Option<usize> {
+    LOG_LEVELS.iter().position(|l| *l == level)
+}
+
+/// How long to watch for messages that must not come after a reply.
+pub const AFTER_REPLY: Duration = Duration::from_millis(300);
+
+/// The cap on pages walked in one list (a server looping its cursors is not followed forever).
+const MAX_PAGES: usize = 20;
+
+/// The list methods gated by a capability: (method, result key, capability).
+pub const LISTS: [(&str, &str, &str); 4] = [
+    (core::TOOLS_LIST, "tools", "tools"),
+    (method::PROMPTS_LIST, "prompts", "prompts"),
+    (core::RESOURCES_LIST, "resources", "resources"),
+    (
+        method::RESOURCES_TEMPLATES_LIST,
+        "resourceTemplates",
+        "resources",
+    ),
+];
+
+/// The lists this server advertises (POL-11), or a skip saying none is.
+pub fn advertised_lists(facts: &Facts) -> Result<Vec<(&'static str, &'static str)>, Outcome> {
+    let lists: Vec<_> = LISTS
+        .iter()
+        .filter(|(_, _, cap)| facts.has_capability(cap))
+        .map(|(m, key, _)| (*m, *key))
+        .collect();
+    if lists.is_empty() {
+        return Err(Outcome::skipped(
+            "the server advertises none of `tools`, `prompts`, `resources` (POL-11)",
+        ));
+    }
+    Ok(lists)
+}
+
+/// Every page of a list: the page results, in order. A page that is not a result is a Fail.
+pub async fn pages(peer: &mut Peer, list: &str) -> Result<Vec<Value>, Outcome> {
+    let mut pages = Vec::new();
+    let mut cursor: Option<Value> = None;
+    loop {
+        let mut out = request(list);
+        if let Some(c) = cursor.take() {
+            out = out.param("cursor", c);
+        }
+        let reply = peer.call(out).await;
+        let what = format!("{list} page {}", pages.len() + 1);
+        let result = reply.expect_result(&what)?.clone();
+        let next = result.get("nextCursor").filter(|c| !c.is_null()).cloned();
+        pages.push(result);
+        match next {
+            Some(c) if pages.len() < MAX_PAGES => cursor = Some(c),
+            Some(_) => {
+                return Err(Outcome::fail(format!(
+                    "{list}: still a `nextCursor` after {MAX_PAGES} pages"
+                )));
+            }
+            None => return Ok(pages),
+        }
+    }
+}
+
+/// The items of every page of a list, concatenated.
+pub async fn items(peer: &mut Peer, list: &str, key: &str) -> Result<Vec<Value>, Outcome> {
+    let pages = pages(peer, list).await?;
+    Ok(pages
+        .iter()
+        .flat_map(|p| {
+            p.get(key)
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect())
+}
+
+/// Makes sure the probe tool `name` is listed (POL-12: mcpspec calls only listed probe-profile
+/// tools); a skip naming it otherwise.
+pub async fn require_probe_tool(peer: &mut Peer, name: &str) -> Result<(), Outcome> {
+    let tools = items(peer, core::TOOLS_LIST, "tools").await?;
+    if tools
+        .iter()
+        .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
+    {
+        Ok(())
+    } else {
+        Err(Outcome::skipped(format!(
+            "the probe-profile tool `{name}` is not listed by tools/list (POL-12: no other tool is called)"
+        )))
+    }
+}
+
+/// The first of `names` that `tools/list` lists, or a skip.
+pub async fn first_probe_tool(
+    peer: &mut Peer,
+    names: &[&'static str],
+) -> Result<&'static str, Outcome> {
+    let tools = items(peer, core::TOOLS_LIST, "tools").await?;
+    let listed = |n: &str| {
+        tools
+            .iter()
+            .any(|t| t.get("name").and_then(Value::as_str) == Some(n))
+    };
+    names.iter().copied().find(|n| listed(n)).ok_or_else(|| {
+        Outcome::skipped(format!(
+            "none of the probe-profile tools {} is listed by tools/list (POL-12: no other tool is called)",
+            names.join(", ")
+        ))
+    })
+}
+
+/// A `tools/call` request.
+pub fn call_tool(name: &str, arguments: Value) -> Outgoing {
+    request(core::TOOLS_CALL)
+        .param("name", json!(name))
+        .param("arguments", arguments)
+}
+
+/// What one request produced: its reply, the notifications that came before it (while it was
+/// the only request in flight) and those within [`AFTER_REPLY`] after it.
+#[derive(Debug)]
+pub struct Exchange {
+    pub reply: Reply,
+    pub before: Vec<Frame>,
+    pub after: Vec<Frame>,
+}
+
+/// Sends `out` and collects its [`Exchange`]. Call it with nothing else in flight.
+pub async fn exchange(peer: &mut Peer, out: Outgoing) -> Exchange {
+    peer.drain_backlog();
+    let reply = peer.call(out).await;
+    let before = peer.drain_backlog();
+    let after = if reply.frame().is_some() {
+        frames_within(peer, AFTER_REPLY).await
+    } else {
+        Vec::new()
+    };
+    Exchange {
+        reply,
+        before,
+        after,
+    }
+}
+
+/// Every frame that arrives within `wait` (the backlog first). Nothing is recorded for the
+/// wait itself, so transcripts do not depend on timing.
+pub async fn frames_within(peer: &mut Peer, wait: Duration) -> Vec<Frame> {
+    let deadline = Instant::now() + wait;
+    let mut frames = Vec::new();
+    while let Incoming::Frame(f) = peer.next(deadline).await {
+        frames.push(f);
+    }
+    frames
+}
+
+/// Waits up to `wait` for a frame that `want` accepts; frames passed over are returned too.
+pub async fn wait_for(
+    peer: &mut Peer,
+    wait: Duration,
+    want: impl Fn(&Frame) -> bool,
+) -> (Option<Frame>, Vec<Frame>) {
+    let deadline = Instant::now() + wait;
+    let mut seen = Vec::new();
+    loop {
+        match peer.next(deadline).await {
+            Incoming::Frame(f) if want(&f) => return (Some(f), seen),
+            Incoming::Frame(f) => seen.push(f),
+            _ => return (None, seen),
+        }
+    }
+}
+
+/// The method of a notification (or request) frame.
+pub fn method_of(frame: &Frame) -> Option<&str> {
+    frame.json.as_ref()?.get("method")?.as_str()
+}
+
+/// The params of a frame.
+pub fn params_of(frame: &Frame) -> Option<&Value> {
+    frame.json.as_ref()?.get("params")
+}
+
+/// Whether `frame` is a reply (result or error) with exactly this id.
+pub fn is_reply(frame: &Frame, id: &Value) -> bool {
+    frame
+        .json
+        .as_ref()
+        .is_some_and(|j| j.get("method").is_none() && j.get("id") == Some(id))
+}
+
+/// One frame, shortened for a verdict message.
+pub fn brief(frame: &Frame) -> String {
+    shorten(&frame.text(), 160)
+}
+
+/// The listed name of an item (`name`, or `uri` for resources).
+pub fn name_of(item: &Value) -> Option<&str> {
+    item.get("name")
+        .or_else(|| item.get("uri"))
+        .and_then(Value::as_str)
+}

@@ -1,0 +1,285 @@
+//! Streamable HTTP as a line transport: every line the driver writes becomes one POST to the
+//! endpoint, and every JSON-RPC message that comes back (a JSON body, or each SSE event of an
+//! event-stream body) becomes one line to read. So every check written against stdio runs
+//! unchanged over HTTP; the `http/*` checks use [`client`] directly for exact header sets.
+//!
+//! Headers follow the body, as a conforming client sends them: modern requests get
+//! `MCP-Protocol-Version`, `Mcp-Method` and (for tools/call, resources/read, prompts/get)
+//! `Mcp-Name`; legacy requests get the negotiated `MCP-Protocol-Version` and the
+//! `Mcp-Session-Id` the server minted on `initialize`.
+
+pub mod client;
+pub mod sse;
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use self::client::{Endpoint, Request};
+use super::{LineReader, LineTransport, ServerHandle};
+
+/// Marks a transport line that describes the HTTP exchange of the next line (never a server
+/// byte: server bodies are re-encoded as compact JSON, and a non-JSON body's leading NUL is
+/// replaced).
+pub const CONTEXT_PREFIX: &[u8] = b"\0mcpspec-http ";
+
+/// How long one HTTP exchange may take in all (an SSE stream included).
+const EXCHANGE_CAP: Duration = Duration::from_secs(30);
+
+/// Legacy session state learned from responses, and the era the driver speaks.
+#[derive(Debug, Default)]
+struct Session {
+    id: Option<String>,
+    version: Option<String>,
+    /// The driver speaks the modern era on this connection: every message gets the modern
+    /// headers, even one whose body breaks the envelope on purpose (POL-1: one rule broken at
+    /// a time).
+    modern: Option<bool>,
+}
+
+/// Tells an HTTP transport which era its driver speaks (a no-op for other transports).
+#[derive(Debug, Clone)]
+pub struct EraHint(Arc<Mutex<Session>>);
+
+impl EraHint {
+    pub fn set_modern(&self, modern: bool) {
+        if let Ok(mut s) = self.0.lock() {
+            s.modern = Some(modern);
+        }
+    }
+}
+
+/// Opens a line transport to `endpoint`.
+pub fn connect(endpoint: Endpoint, max_message: usize) -> LineTransport {
+    let session = Arc::new(Mutex::new(Session::default()));
+    let (client_in, mut pump_out) = tokio::io::duplex(256 * 1024);
+    let (lines_tx, mut lines_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    // One pump writes every response line, so lines from concurrent exchanges never interleave.
+    tokio::spawn(async move {
+        while let Some(mut line) = lines_rx.recv().await {
+            line.push(b'\n');
+            if pump_out.write_all(&line).await.is_err() {
+                return;
+            }
+        }
+    });
+    let writer = HttpWriter {
+        endpoint: Arc::new(endpoint),
+        session: session.clone(),
+        lines: lines_tx,
+        buf: Vec::new(),
+        max_message,
+    };
+    LineTransport::new(
+        Box::new(writer),
+        LineReader::new(Box::new(client_in), max_message),
+        ServerHandle::remote(),
+    )
+    .with_era_hint(EraHint(session))
+}
+
+/// Turns written lines into POSTs.
+struct HttpWriter {
+    endpoint: Arc<Endpoint>,
+    session: Arc<Mutex<Session>>,
+    lines: mpsc::UnboundedSender<Vec<u8>>,
+    buf: Vec<u8>,
+    max_message: usize,
+}
+
+impl AsyncWrite for HttpWriter {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        self.buf.extend_from_slice(data);
+        while let Some(i) = self.buf.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.buf.drain(..=i).take(i).collect();
+            let (endpoint, session, lines, max) = (
+                self.endpoint.clone(),
+                self.session.clone(),
+                self.lines.clone(),
+                self.max_message,
+            );
+            tokio::spawn(async move { exchange(&endpoint, &session, &lines, line, max).await });
+        }
+        Poll::Ready(Ok(data.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// The headers a conforming client sends with this body.
+fn headers_for(body: &[u8], session: &Session) -> Vec<(String, String)> {
+    let mut h = vec![
+        ("Content-Type".to_owned(), "application/json".to_owned()),
+        (
+            "Accept".to_owned(),
+            "application/json, text/event-stream".to_owned(),
+        ),
+    ];
+    let json: Option<Value> = serde_json::from_slice(body).ok();
+    let method = json
+        .as_ref()
+        .and_then(|j| j.get("method"))
+        .and_then(Value::as_str);
+    let modern_version = json
+        .as_ref()
+        .and_then(|j| j.pointer("/params/_meta"))
+        .and_then(|m| m.get(crate::protocol::meta::PROTOCOL_VERSION))
+        .and_then(Value::as_str);
+    let modern_version = match (modern_version, session.modern) {
+        (Some(v), _) => Some(v),
+        (None, Some(true)) if method.is_some() => Some(crate::protocol::version::MODERN),
+        (None, _) => None,
+    };
+    match (modern_version, method) {
+        (Some(v), _) => {
+            h.push(("MCP-Protocol-Version".into(), v.to_owned()));
+            if let Some(m) = method {
+                h.push(("Mcp-Method".into(), m.to_owned()));
+                let name = match m {
+                    "tools/call" | "prompts/get" => {
+                        json.as_ref().and_then(|j| j.pointer("/params/name"))
+                    }
+                    "resources/read" => json.as_ref().and_then(|j| j.pointer("/params/uri")),
+                    _ => None,
+                };
+                if let Some(n) = name.and_then(Value::as_str) {
+                    h.push(("Mcp-Name".into(), n.to_owned()));
+                }
+            }
+        }
+        (None, m) => {
+            if m != Some(crate::protocol::method::INITIALIZE) {
+                if let Some(v) = &session.version {
+                    h.push(("MCP-Protocol-Version".into(), v.clone()));
+                }
+                if let Some(id) = &session.id {
+                    h.push(("Mcp-Session-Id".into(), id.clone()));
+                }
+            }
+        }
+    }
+    h
+}
+
+async fn exchange(
+    endpoint: &Endpoint,
+    session: &Mutex<Session>,
+    lines: &mpsc::UnboundedSender<Vec<u8>>,
+    body: Vec<u8>,
+    max: usize,
+) {
+    let headers = session
+        .lock()
+        .map(|s| headers_for(&body, &s))
+        .unwrap_or_default();
+    let posted: Option<Value> = serde_json::from_slice(&body).ok();
+    let is_initialize = posted.as_ref().is_some_and(|j| {
+        j.get("method").and_then(Value::as_str) == Some(crate::protocol::method::INITIALIZE)
+    });
+    // Requests carry an id; responses the driver posts (to server requests) do too, but they
+    // are not answered, so only a message with a method counts.
+    let request_id = posted
+        .as_ref()
+        .filter(|j| j.get("method").is_some())
+        .and_then(|j| j.get("id"))
+        .cloned();
+    let mut request = Request::new("POST").body(body);
+    for (n, v) in headers {
+        request = request.header(&n, v);
+    }
+    let deadline = Instant::now() + EXCHANGE_CAP;
+    let Ok(mut response) = client::send(endpoint, &request, deadline).await else {
+        // Nothing came back: the driver reports the missing reply as a timeout.
+        return;
+    };
+    if is_initialize {
+        if let (Some(id), Ok(mut s)) = (
+            response.header("mcp-session-id").map(str::to_owned),
+            session.lock(),
+        ) {
+            s.id = Some(id);
+        }
+    }
+    if response.is_event_stream() {
+        let mut parser = sse::SseParser::new(max);
+        while let Ok(Some(chunk)) = response.chunk(deadline).await {
+            let Ok(events) = parser.feed(&chunk) else {
+                return;
+            };
+            for e in events {
+                note_version(session, is_initialize, e.data.as_bytes());
+                let _ = lines.send(context_line(response.status, &request_id));
+                let _ = lines.send(one_line(e.data.as_bytes()));
+            }
+        }
+        return;
+    }
+    let Ok(bytes) = response.body(deadline, max).await else {
+        return;
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return;
+    }
+    note_version(session, is_initialize, &bytes);
+    let _ = lines.send(context_line(response.status, &request_id));
+    let _ = lines.send(one_line(&bytes));
+}
+
+fn context_line(status: u16, request_id: &Option<Value>) -> Vec<u8> {
+    let ctx = crate::wire::HttpContext {
+        status,
+        request_id: request_id.clone(),
+    };
+    let mut line = CONTEXT_PREFIX.to_vec();
+    line.extend_from_slice(&serde_json::to_vec(&ctx).unwrap_or_default());
+    line
+}
+
+/// Remembers the negotiated legacy version from an InitializeResult.
+fn note_version(session: &Mutex<Session>, is_initialize: bool, body: &[u8]) {
+    if !is_initialize {
+        return;
+    }
+    let version = serde_json::from_slice::<Value>(body).ok().and_then(|j| {
+        j.pointer("/result/protocolVersion")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    });
+    if let (Some(v), Ok(mut s)) = (version, session.lock()) {
+        s.version = Some(v);
+    }
+}
+
+/// A body as one line: compact JSON when it is JSON, else the bytes with line breaks removed.
+fn one_line(bytes: &[u8]) -> Vec<u8> {
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(v) => serde_json::to_vec(&v).unwrap_or_default(),
+        Err(_) => bytes
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| {
+                if b == b'\n' || b == b'\r' || (i == 0 && b == 0) {
+                    b' '
+                } else {
+                    b
+                }
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,461 @@
+//! A minimal HTTP/1.1 client over a plain TCP socket, so checks can send exact header sets
+//! (odd case, duplicates, bad characters, malformed requests) that HTTP libraries refuse.
+//! One request per connection (`Connection: close`); every read has a deadline; bodies are
+//! bounded.
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::time::Instant;
+
+/// An HTTP endpoint: `http://HOST:PORT/PATH`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// `host:port`, as connected to and sent in `Host`.
+    pub authority: String,
+    pub path: String,
+}
+
+impl Endpoint {
+    /// Parses an `http://` URL (no TLS: mcpspec tests loopback servers in plain HTTP).
+    pub fn parse(url: &str) -> Result<Endpoint, String> {
+        let rest = url
+            .strip_prefix("http://")
+            .ok_or_else(|| format!("`{url}`: only http:// URLs are supported"))?;
+        let (authority, path) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, "/"),
+        };
+        if authority.is_empty() {
+            return Err(format!("`{url}` has no host"));
+        }
+        let authority = if authority.contains(':') && !authority.ends_with(']') {
+            authority.to_owned()
+        } else {
+            format!("{authority}:80")
+        };
+        Ok(Endpoint {
+            authority,
+            path: path.to_owned(),
+        })
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.authority, self.path)
+    }
+}
+
+/// A request, byte-exact.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub method: String,
+    /// Header lines in order; values are raw bytes.
+    pub headers: Vec<(String, Vec<u8>)>,
+    pub body: Vec<u8>,
+    /// Whether to add `Host`, `Content-Length` and `Connection: close` automatically.
+    pub auto_headers: bool,
+}
+
+impl Request {
+    pub fn new(method: &str) -> Self {
+        Request {
+            method: method.to_owned(),
+            headers: Vec::new(),
+            body: Vec::new(),
+            auto_headers: true,
+        }
+    }
+
+    pub fn header(mut self, name: &str, value: impl Into<Vec<u8>>) -> Self {
+        self.headers.push((name.to_owned(), value.into()));
+        self
+    }
+
+    /// Removes every header with this name (case-insensitive).
+    pub fn without(mut self, name: &str) -> Self {
+        self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self
+    }
+
+    pub fn body(mut self, body: impl Into<Vec<u8>>) -> Self {
+        self.body = body.into();
+        self
+    }
+
+    /// The bytes on the wire.
+    pub fn to_bytes(&self, endpoint: &Endpoint) -> Vec<u8> {
+        let mut out = format!("{} {} HTTP/1.1\r\n", self.method, endpoint.path).into_bytes();
+        let has = |name: &str| {
+            self.headers
+                .iter()
+                .any(|(n, _)| n.eq_ignore_ascii_case(name))
+        };
+        if self.auto_headers && !has("host") {
+            out.extend_from_slice(format!("Host: {}\r\n", endpoint.authority).as_bytes());
+        }
+        for (name, value) in &self.headers {
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b": ");
+            out.extend_from_slice(value);
+            out.extend_from_slice(b"\r\n");
+        }
+        if self.auto_headers {
+            if !has("content-length") {
+                out.extend_from_slice(
+                    format!("Content-Length: {}\r\n", self.body.len()).as_bytes(),
+                );
+            }
+            if !has("connection") {
+                out.extend_from_slice(b"Connection: close\r\n");
+            }
+        }
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(&self.body);
+        out
+    }
+}
+
+/// What went wrong at the HTTP level.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HttpError {
+    #[error("cannot connect to {0}: {1}")]
+    Connect(String, String),
+    #[error("no response within the deadline")]
+    TimedOut,
+    #[error("the connection closed before a complete response")]
+    Closed,
+    #[error("malformed response: {0}")]
+    Malformed(String),
+    #[error("a response larger than {0} bytes")]
+    TooLarge(usize),
+    #[error("i/o error: {0}")]
+    Io(String),
+}
+
+/// The status line and headers of a response, and a reader for its body.
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    /// Header names lower-cased; values as sent (trimmed).
+    pub headers: Vec<(String, String)>,
+    body: BodyReader,
+}
+
+impl Response {
+    /// The first value of a header (case-insensitive name).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of a header.
+    pub fn header_all(&self, name: &str) -> Vec<&str> {
+        self.headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+
+    pub fn content_type(&self) -> String {
+        self.header("content-type")
+            .unwrap_or("")
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    }
+
+    pub fn is_event_stream(&self) -> bool {
+        self.content_type() == "text/event-stream"
+    }
+
+    /// The next piece of the (de-chunked) body; `None` at its end.
+    pub async fn chunk(&mut self, deadline: Instant) -> Result<Option<Vec<u8>>, HttpError> {
+        self.body.next(deadline).await
+    }
+
+    /// The whole body, bounded by `limit` bytes.
+    pub async fn body(&mut self, deadline: Instant, limit: usize) -> Result<Vec<u8>, HttpError> {
+        let mut all = Vec::new();
+        while let Some(c) = self.chunk(deadline).await? {
+            all.extend_from_slice(&c);
+            if all.len() > limit {
+                return Err(HttpError::TooLarge(limit));
+            }
+        }
+        Ok(all)
+    }
+}
+
+/// Sends one request and reads the status line and headers.
+pub async fn send(
+    endpoint: &Endpoint,
+    request: &Request,
+    deadline: Instant,
+) -> Result<Response, HttpError> {
+    send_bytes(endpoint, &request.to_bytes(endpoint), deadline).await
+}
+
+/// Sends raw bytes (possibly not valid HTTP) and reads the response head.
+pub async fn send_bytes(
+    endpoint: &Endpoint,
+    bytes: &[u8],
+    deadline: Instant,
+) -> Result<Response, HttpError> {
+    let connect = TcpStream::connect(&endpoint.authority);
+    let mut stream = match tokio::time::timeout_at(deadline, connect).await {
+        Err(_) => return Err(HttpError::TimedOut),
+        Ok(Err(e)) => {
+            return Err(HttpError::Connect(
+                endpoint.authority.clone(),
+                e.to_string(),
+            ));
+        }
+        Ok(Ok(s)) => s,
+    };
+    let write = async {
+        stream.write_all(bytes).await?;
+        stream.flush().await
+    };
+    match tokio::time::timeout_at(deadline, write).await {
+        Err(_) => return Err(HttpError::TimedOut),
+        Ok(Err(e)) => return Err(HttpError::Io(e.to_string())),
+        Ok(Ok(())) => {}
+    }
+    let mut buf = Vec::new();
+    let head_end = loop {
+        if let Some(i) = find(&buf, b"\r\n\r\n") {
+            break i;
+        }
+        if buf.len() > MAX_HEAD {
+            return Err(HttpError::TooLarge(MAX_HEAD));
+        }
+        let mut chunk = [0u8; 8192];
+        match tokio::time::timeout_at(deadline, stream.read(&mut chunk)).await {
+            Err(_) => return Err(HttpError::TimedOut),
+            Ok(Err(e)) => return Err(HttpError::Io(e.to_string())),
+            Ok(Ok(0)) => return Err(HttpError::Closed),
+            Ok(Ok(n)) => buf.extend_from_slice(&chunk[..n]),
+        }
+    };
+    let head = std::str::from_utf8(&buf[..head_end])
+        .map_err(|_| HttpError::Malformed("head is not UTF-8".into()))?;
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap_or_default();
+    let status = status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse::<u16>().ok())
+        .ok_or_else(|| HttpError::Malformed(format!("status line {status_line:?}")))?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let rest = buf[head_end + 4..].to_vec();
+    let framing = if headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.to_ascii_lowercase().contains("chunked"))
+    {
+        Framing::Chunked
+    } else if let Some((_, v)) = headers.iter().find(|(n, _)| n == "content-length") {
+        Framing::Length(
+            v.parse()
+                .map_err(|_| HttpError::Malformed(format!("content-length {v:?}")))?,
+        )
+    } else if status == 204 || status == 304 || (100..200).contains(&status) {
+        Framing::Length(0)
+    } else {
+        Framing::UntilClose
+    };
+    Ok(Response {
+        status,
+        headers,
+        body: BodyReader {
+            stream,
+            pending: rest,
+            framing,
+            done: false,
+        },
+    })
+}
+
+const MAX_HEAD: usize = 64 * 1024;
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+#[derive(Debug)]
+enum Framing {
+    Length(usize),
+    Chunked,
+    UntilClose,
+}
+
+#[derive(Debug)]
+struct BodyReader {
+    stream: TcpStream,
+    /// Bytes read but not yet handed out (raw, still chunk-encoded if chunked).
+    pending: Vec<u8>,
+    framing: Framing,
+    done: bool,
+}
+
+impl BodyReader {
+    async fn fill(&mut self, deadline: Instant) -> Result<bool, HttpError> {
+        let mut chunk = [0u8; 16384];
+        match tokio::time::timeout_at(deadline, self.stream.read(&mut chunk)).await {
+            Err(_) => Err(HttpError::TimedOut),
+            Ok(Err(e)) => Err(HttpError::Io(e.to_string())),
+            Ok(Ok(0)) => Ok(false),
+            Ok(Ok(n)) => {
+                self.pending.extend_from_slice(&chunk[..n]);
+                Ok(true)
+            }
+        }
+    }
+
+    async fn next(&mut self, deadline: Instant) -> Result<Option<Vec<u8>>, HttpError> {
+        if self.done {
+            return Ok(None);
+        }
+        match self.framing {
+            Framing::Length(0) => {
+                self.done = true;
+                Ok(None)
+            }
+            Framing::Length(ref mut left) => {
+                if self.pending.is_empty() {
+                    let left_now = *left;
+                    if !self.fill(deadline).await? {
+                        return if left_now == 0 {
+                            Ok(None)
+                        } else {
+                            Err(HttpError::Closed)
+                        };
+                    }
+                }
+                let Framing::Length(ref mut left) = self.framing else {
+                    return Ok(None);
+                };
+                let take = self.pending.len().min(*left);
+                let out: Vec<u8> = self.pending.drain(..take).collect();
+                *left -= take;
+                if *left == 0 {
+                    self.done = true;
+                }
+                Ok(Some(out))
+            }
+            Framing::UntilClose => {
+                if self.pending.is_empty() && !self.fill(deadline).await? {
+                    self.done = true;
+                    return Ok(None);
+                }
+                Ok(Some(std::mem::take(&mut self.pending)))
+            }
+            Framing::Chunked => loop {
+                // A chunk: HEX-SIZE[;ext]\r\n DATA \r\n; size 0 ends the body.
+                if let Some(line_end) = find(&self.pending, b"\r\n") {
+                    let size_text = String::from_utf8_lossy(&self.pending[..line_end]).into_owned();
+                    let size_hex = size_text.split(';').next().unwrap_or("").trim();
+                    let size = usize::from_str_radix(size_hex, 16)
+                        .map_err(|_| HttpError::Malformed(format!("chunk size {size_text:?}")))?;
+                    if size == 0 {
+                        self.done = true;
+                        return Ok(None);
+                    }
+                    if self.pending.len() >= line_end + 2 + size + 2 {
+                        let data = self.pending[line_end + 2..line_end + 2 + size].to_vec();
+                        self.pending.drain(..line_end + 2 + size + 2);
+                        return Ok(Some(data));
+                    }
+                }
+                if !self.fill(deadline).await? {
+                    return Err(HttpError::Closed);
+                }
+            },
+        }
+    }
+}
+
+/// `=?base64?…?=` encoding of a header value (HTTP-10).
+pub fn base64_header(value: &str) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let bytes = value.as_bytes();
+    let mut out = String::from("=?base64?");
+    for group in bytes.chunks(3) {
+        let b = [
+            group[0],
+            *group.get(1).unwrap_or(&0),
+            *group.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= group.len() {
+                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out.push_str("?=");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_endpoints() {
+        let e = Endpoint::parse("http://127.0.0.1:8000/mcp").unwrap();
+        assert_eq!(e.authority, "127.0.0.1:8000");
+        assert_eq!(e.path, "/mcp");
+        assert_eq!(
+            Endpoint::parse("http://localhost/x").unwrap().authority,
+            "localhost:80"
+        );
+        assert!(Endpoint::parse("https://x/y").is_err());
+    }
+
+    #[test]
+    fn encodes_base64_header_values() {
+        assert_eq!(base64_header("echo"), "=?base64?ZWNobw==?=");
+        assert_eq!(base64_header("abc"), "=?base64?YWJj?=");
+    }
+
+    #[tokio::test]
+    async fn reads_chunked_and_length_bodies() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            for reply in [
+                &b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"[..],
+                &b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"[..],
+            ] {
+                let (mut s, _) = listener.accept().await.unwrap();
+                let mut buf = [0u8; 1024];
+                let _ = s.read(&mut buf).await;
+                s.write_all(reply).await.unwrap();
+            }
+        });
+        let endpoint = Endpoint {
+            authority: addr.to_string(),
+            path: "/mcp".into(),
+        };
+        let deadline = Instant::now() + std::time::Duration::from_secs(2);
+        let mut r = send(&endpoint, &Request::new("POST").body("{}"), deadline)
+            .await
+            .unwrap();
+        assert_eq!(r.status, 200);
+        assert_eq!(r.body(deadline, 100).await.unwrap(), b"abcde");
+        let mut r = send(&endpoint, &Request::new("POST"), deadline)
+            .await
+            .unwrap();
+        assert_eq!(r.status, 202);
+        assert!(r.body(deadline, 100).await.unwrap().is_empty());
+    }
+}

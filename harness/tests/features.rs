@@ -1,0 +1,173 @@
+//! The checks of the rest of the 2026-07-28 surface (subscriptions, logging, progress,
+//! cancellation, caching, lists, resources, prompts, capability gating, input-required results)
+//! with the probe profile: on the embedded reference server every one passes (transcripts
+//! snapshotted under snapshots/features/, and stable across runs); on the Python SDK fixture
+//! server `server.py --probe-profile` the verdicts are snapshotted and every Fail is in its
+//! probe baseline with a reason. Needs the venv for the Python test
+//! (`bash scripts/python-venv.sh`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use mcpspec::baseline::Baseline;
+use mcpspec::checks::catalogue;
+use mcpspec::{Check, Kind, Need, RunOptions};
+
+/// The areas these checks live in.
+const AREAS: &[&str] = &[
+    "subscriptions/",
+    "logging/",
+    "progress/",
+    "cancellation/",
+    "caching/",
+    "lists/",
+    "resources/",
+    "prompts/",
+    "capabilities/",
+    "mrtr/",
+];
+
+fn feature_checks() -> Vec<Check> {
+    let checks: Vec<Check> = catalogue()
+        .into_iter()
+        .filter(|c| AREAS.iter().any(|a| c.id.starts_with(a)))
+        .collect();
+    assert!(checks.len() >= 30, "only {} feature checks", checks.len());
+    checks
+}
+
+fn probe_options() -> RunOptions {
+    let mut options = common::options();
+    options.checks.probe_profile = true;
+    options
+}
+
+fn probe_reference() -> mcpspec::Target {
+    mcpspec::Target::Embedded(mcp_reference_server::Config {
+        probe_profile: true,
+        ..Default::default()
+    })
+}
+
+fn verdicts(report: &mcpspec::RunReport) -> serde_json::Value {
+    report
+        .results
+        .iter()
+        .map(|r| {
+            (
+                r.id.clone(),
+                serde_json::json!(format!("{}: {}", r.outcome.kind, r.outcome.message)),
+            )
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+/// `requestState` is sealed under a key drawn once per process: redacted for snapshots.
+fn redact_state(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (k, child) in map.iter_mut() {
+                if k == "requestState" && child.is_string() {
+                    *child = serde_json::json!("[requestState]");
+                } else {
+                    redact_state(child);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_state),
+        _ => {}
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn probe_checks_are_skipped_without_the_probe_profile() {
+    let checks: Vec<Check> = feature_checks()
+        .into_iter()
+        .filter(|c| c.needs.contains(&Need::ProbeProfile))
+        .collect();
+    let report = common::run(mcpspec::Target::embedded(), &checks, common::options()).await;
+    for r in &report.results {
+        assert_eq!(
+            r.outcome.kind,
+            Kind::Skipped,
+            "{}: {}",
+            r.id,
+            r.outcome.message
+        );
+        assert!(r.outcome.message.contains("--probe-profile"), "{}", r.id);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reference_passes_and_transcripts_match_snapshots() {
+    let checks = feature_checks();
+    let first = common::run(probe_reference(), &checks, probe_options()).await;
+    let second = common::run(probe_reference(), &checks, probe_options()).await;
+    let not_passing: Vec<String> = first
+        .results
+        .iter()
+        .filter(|r| r.outcome.kind != Kind::Pass)
+        .map(|r| format!("{}: {} — {}", r.id, r.outcome.kind, r.outcome.message))
+        .collect();
+    assert!(
+        not_passing.is_empty(),
+        "not passing on the reference server with the probe profile:\n{}",
+        not_passing.join("\n")
+    );
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(common::repo_root().join("snapshots/features"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_sort_maps(true);
+    settings.bind(|| {
+        for (a, b) in first.results.iter().zip(&second.results) {
+            let (mut ta, mut tb) = (
+                common::snapshot_form(&a.transcript),
+                common::snapshot_form(&b.transcript),
+            );
+            redact_state(&mut ta);
+            redact_state(&mut tb);
+            assert_eq!(ta, tb, "{}: two runs gave different transcripts", a.id);
+            insta::assert_yaml_snapshot!(a.id.replace('/', "__"), ta);
+        }
+    });
+}
+
+/// Without the probe profile the read-only checks still pass on the reference server, and
+/// every probe check is skipped in each `--eras` mode that lacks the modern era.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn legacy_only_server_skips_every_feature_check() {
+    let target = common::reference_eras(common::eras("legacy"));
+    let report = common::run(target, &feature_checks(), probe_options()).await;
+    for r in &report.results {
+        assert_eq!(
+            r.outcome.kind,
+            Kind::Skipped,
+            "{}: {}",
+            r.id,
+            r.outcome.message
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn python_sdk_probe_verdicts_match_snapshot_and_baseline() {
+    let target = common::python_server(&["--probe-profile"]);
+    let mut options = common::python_options();
+    options.checks.probe_profile = true;
+    let mut report = common::run(target, &feature_checks(), options).await;
+    let baseline =
+        Baseline::load(&common::repo_root().join("fixtures/baselines/python-sdk-2.3.0-probe.yaml"))
+            .expect("the baseline loads");
+    baseline.apply(&mut report);
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(common::repo_root().join("snapshots/python-sdk"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| insta::assert_yaml_snapshot!("verdicts-features-probe", verdicts(&report)));
+    assert!(
+        report.passed(),
+        "unexpected failures or stale baseline entries:\n{}",
+        report.to_console(false)
+    );
+}

@@ -1,0 +1,133 @@
+//! The `middleware/*` checks with the probe profile, on two implementations of it: the
+//! embedded reference server (every check passes; transcripts snapshotted, and stable across
+//! runs) and the Python SDK fixture server `server.py --probe-profile` (verdicts snapshotted;
+//! every Fail is in its probe baseline with a reason naming the SDK behaviour, and no entry is
+//! stale). Without `--probe-profile` every middleware check is Skipped. The Python test needs
+//! the venv (`bash scripts/python-venv.sh`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use mcpspec::baseline::Baseline;
+use mcpspec::checks::catalogue;
+use mcpspec::{Check, Kind, Need, RunOptions};
+
+fn middleware_checks() -> Vec<Check> {
+    let checks: Vec<Check> = catalogue()
+        .into_iter()
+        .filter(|c| c.id.starts_with("middleware/"))
+        .collect();
+    assert!(
+        !checks.is_empty(),
+        "no middleware/* checks in the catalogue"
+    );
+    for c in &checks {
+        assert!(
+            c.needs.contains(&Need::ProbeProfile),
+            "{} does not need the probe profile",
+            c.id
+        );
+    }
+    checks
+}
+
+fn probe_options() -> RunOptions {
+    let mut options = common::options();
+    options.checks.probe_profile = true;
+    options
+}
+
+fn probe_reference() -> mcpspec::Target {
+    mcpspec::Target::Embedded(mcp_reference_server::Config {
+        probe_profile: true,
+        ..Default::default()
+    })
+}
+
+fn verdicts(report: &mcpspec::RunReport) -> serde_json::Value {
+    report
+        .results
+        .iter()
+        .map(|r| {
+            (
+                r.id.clone(),
+                serde_json::json!(format!("{}: {}", r.outcome.kind, r.outcome.message)),
+            )
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn skipped_without_the_probe_profile() {
+    let report = common::run(
+        mcpspec::Target::embedded(),
+        &middleware_checks(),
+        common::options(),
+    )
+    .await;
+    for r in &report.results {
+        assert_eq!(
+            r.outcome.kind,
+            Kind::Skipped,
+            "{}: {}",
+            r.id,
+            r.outcome.message
+        );
+        assert!(r.outcome.message.contains("--probe-profile"), "{}", r.id);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reference_passes_and_transcripts_match_snapshots() {
+    let checks = middleware_checks();
+    let first = common::run(probe_reference(), &checks, probe_options()).await;
+    let second = common::run(probe_reference(), &checks, probe_options()).await;
+    let not_passing: Vec<String> = first
+        .results
+        .iter()
+        .filter(|r| r.outcome.kind != Kind::Pass)
+        .map(|r| format!("{}: {} — {}", r.id, r.outcome.kind, r.outcome.message))
+        .collect();
+    assert!(
+        not_passing.is_empty(),
+        "not passing on the reference server with the probe profile:\n{}",
+        not_passing.join("\n")
+    );
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(common::repo_root().join("snapshots/middleware"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_sort_maps(true);
+    settings.bind(|| {
+        for (a, b) in first.results.iter().zip(&second.results) {
+            let (ta, tb) = (
+                common::snapshot_form(&a.transcript),
+                common::snapshot_form(&b.transcript),
+            );
+            assert_eq!(ta, tb, "{}: two runs gave different transcripts", a.id);
+            insta::assert_yaml_snapshot!(a.id.replace('/', "__"), ta);
+        }
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn python_sdk_probe_verdicts_match_snapshot_and_baseline() {
+    let target = common::python_server(&["--probe-profile"]);
+    let mut options = common::python_options();
+    options.checks.probe_profile = true;
+    let mut report = common::run(target, &middleware_checks(), options).await;
+    let baseline =
+        Baseline::load(&common::repo_root().join("fixtures/baselines/python-sdk-2.3.0-probe.yaml"))
+            .expect("the baseline loads");
+    baseline.apply(&mut report);
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(common::repo_root().join("snapshots/python-sdk"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| insta::assert_yaml_snapshot!("verdicts-probe", verdicts(&report)));
+    assert!(
+        report.passed(),
+        "unexpected failures or stale baseline entries:\n{}",
+        report.to_console(false)
+    );
+}

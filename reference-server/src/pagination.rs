@@ -1,0 +1,95 @@
+//! Modern list results: pages with opaque cursors (an unknown cursor is -32602, FEAT-2), the
+//! cache hints on every page with the same `cacheScope` (CACHE-1, CACHE-2), a fixed order
+//! (LIST-2) and the same content on every connection (LIST-1).
+//!
+//! `prompts/list`, `resources/list` and `resources/templates/list` page [`PAGE_SIZE`] items at
+//! a time (there are three prompts and three resources, so both take two pages); `tools/list`
+//! is one page (cursors are still validated), so a client that reads only the first page finds
+//! every tool.
+
+use serde_json::{Map, Value, json};
+
+use crate::error::RpcError;
+use crate::faults::Fault;
+use crate::protocol::cache;
+use crate::scope::Scope;
+
+/// Items per page of the paged lists.
+pub const PAGE_SIZE: usize = 2;
+
+const CURSOR_PREFIX: &str = "mcpspec-page-";
+
+/// One page of `items` under `key`, with cache hints; `page_size` `None`: one page.
+pub(crate) fn page(
+    scope: &Scope,
+    params: Option<&Value>,
+    key: &str,
+    items: Vec<Value>,
+    page_size: Option<usize>,
+) -> Result<Value, RpcError> {
+    let offset = match params.and_then(|p| p.get("cursor")) {
+        None | Some(Value::Null) => 0,
+        Some(cursor) => match cursor.as_str().and_then(|c| offset_of(c, items.len())) {
+            Some(offset) => offset,
+            None if scope.has(Fault::InvalidCursorAccepted) => 0,
+            None => {
+                return Err(RpcError::invalid_params(format!(
+                    "invalid cursor {cursor}: not one this server issued"
+                )));
+            }
+        },
+    };
+    let size = page_size.unwrap_or(usize::MAX).max(1);
+    let end = offset.saturating_add(size).min(items.len());
+    let mut result = Map::new();
+    result.insert(key.into(), json!(items[offset..end]));
+    if end < items.len() {
+        result.insert("nextCursor".into(), json!(format!("{CURSOR_PREFIX}{end}")));
+    }
+    if !scope.has(Fault::CacheHintsMissingOnList) {
+        let scope_name = if offset > 0 && scope.has(Fault::CacheScopeVariesByPage) {
+            "private"
+        } else {
+            cache::SCOPE
+        };
+        result.insert("ttlMs".into(), json!(cache::TTL_MS));
+        result.insert("cacheScope".into(), json!(scope_name));
+    }
+    Ok(Value::Object(result))
+}
+
+/// The offset a cursor stands for: only ones this server issues (`0 < offset < len`).
+fn offset_of(cursor: &str, len: usize) -> Option<usize> {
+    let offset: usize = cursor.strip_prefix(CURSOR_PREFIX)?.parse().ok()?;
+    (offset > 0 && offset < len).then_some(offset)
+}
+
+/// The `tools/list` items, as the LIST faults distort them.
+pub(crate) fn tools(scope: &Scope, mut tools: Vec<Value>) -> Vec<Value> {
+    let state = &scope.conn.fault_state;
+    if scope.has(Fault::ListVariesPerConnection) {
+        for tool in &mut tools {
+            if let Some(Value::String(d)) = tool.get_mut("description") {
+                d.push_str(&format!(" (connection {})", state.nonce()));
+            }
+        }
+    }
+    if scope.has(Fault::ListOrderRandom) && state.odd_list_call() {
+        tools.reverse();
+    }
+    tools
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_issued_cursors_are_valid() {
+        assert_eq!(offset_of("mcpspec-page-2", 3), Some(2));
+        assert_eq!(offset_of("mcpspec-page-0", 3), None);
+        assert_eq!(offset_of("mcpspec-page-3", 3), None);
+        assert_eq!(offset_of("page-2", 3), None);
+        assert_eq!(offset_of("mcpspec-page-x", 3), None);
+    }
+}
