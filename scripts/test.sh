@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh clone: installs what the tests need (the Python SDK venv),
-# then runs formatting, lints and every test. CI runs exactly this (.ci/run).
+# The whole test suite, from a fresh clone: installs what the tests need (the Python SDK venv,
+# cargo-fuzz), then runs formatting, lints, short fuzz runs and every test. CI runs exactly
+# this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,14 @@ cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+echo "== cargo fuzz (short bounded runs of every target)"
+FUZZ_SECONDS="${FUZZ_SECONDS:-15}" bash scripts/fuzz-smoke.sh
+
 echo "== cargo test"
 # insta never writes snapshots here: a mismatch fails (CI=true does the same in CI).
-INSTA_UPDATE=no cargo test --workspace --locked
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+INSTA_UPDATE=no cargo test --workspace --locked 2>&1 | tee "$log"
+# One closing line for the whole run (cargo prints one per test binary).
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed;?$/) p += $i; if ($(i+1) ~ /^failed;?$/) f += $i } }
+     END { printf "cargo test: %d passed, %d failed\n", p, f }' "$log"

@@ -79,6 +79,9 @@ pub struct Finding {
     pub seed: u64,
     /// Where the reproducer was written.
     pub reproducer: Option<PathBuf>,
+    /// Whether a re-run of the final case tripped the same oracle again. An unconfirmed
+    /// finding (a timing-dependent hang, say) is reported as such and does not fail the run.
+    pub confirmed: bool,
 }
 
 impl Finding {
@@ -86,8 +89,9 @@ impl Finding {
     pub fn summary(&self) -> String {
         let o = self.violation.oracle;
         let mut s = format!(
-            "[{}] {}. Rule: {}. Found after {:.1} s (seed {}); shrunk from {} to {} message(s) \
+            "{}[{}] {}. Rule: {}. Found after {:.1} s (seed {}); shrunk from {} to {} message(s) \
              in {} step(s).",
+            if self.confirmed { "" } else { "UNCONFIRMED (a re-run of the case did not trip it again) " },
             o.id(),
             self.violation.detail,
             o.rule(),
@@ -222,7 +226,11 @@ async fn shrink<T: ValueTree<Value = Vec<Vec<u8>>>>(
         }
     }
     let (case, outcome) = best;
+    // Confirm: the final case must trip the same oracle once more.
+    let again = run_case(target, &case, &options.exec).await?;
+    let confirmed = again.violation.as_ref().map(|v| v.oracle) == oracle;
     Ok(Finding {
+        confirmed,
         violation: outcome.violation.unwrap_or_else(|| Violation {
             oracle: Oracle::Crash,
             detail: "(lost while shrinking)".into(),

@@ -134,8 +134,7 @@ async fn reference_passes_and_transcripts_match_snapshots() {
     });
 }
 
-/// Without the probe profile the read-only checks still pass on the reference server, and
-/// every probe check is skipped in each `--eras` mode that lacks the modern era.
+/// A server without the modern era: every check here is skipped (with a reason).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn legacy_only_server_skips_every_feature_check() {
     let target = common::reference_eras(common::eras("legacy"));

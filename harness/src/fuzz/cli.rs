@@ -59,6 +59,9 @@ pub struct FuzzArgs {
     /// Embedded reference server only: switch on a fault. Repeatable.
     #[arg(long, value_name = "NAME")]
     pub fault: Vec<String>,
+    /// A streamable HTTP server to fuzz (`http://127.0.0.1:PORT/mcp`) instead of a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub url: Option<String>,
     /// The server command and its arguments, after `--` (default: the embedded reference
     /// server).
     #[arg(last = true, value_name = "CMD")]
@@ -76,6 +79,9 @@ pub struct ReplayArgs {
     /// Embedded reference server only: switch on a fault. Repeatable.
     #[arg(long, value_name = "NAME")]
     pub fault: Vec<String>,
+    /// A streamable HTTP server to replay against instead of a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub url: Option<String>,
     /// The server command and its arguments, after `--`.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -96,7 +102,7 @@ fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 
 /// Runs `mcpspec fuzz`; returns the exit code.
 pub fn fuzz_main(args: FuzzArgs) -> u8 {
-    let target = match target_of(&args.command, &args.fault) {
+    let target = match target_of(args.url.as_deref(), &args.command, &args.fault) {
         Ok(t) => t,
         Err(e) => return usage(e),
     };
@@ -171,16 +177,16 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         report.findings.len(),
         progress_line(&report.stats, report.findings.len())
     );
-    if report.findings.is_empty() {
-        OK
-    } else {
+    if report.findings.iter().any(|f| f.confirmed) {
         FOUND
+    } else {
+        OK
     }
 }
 
 /// Runs `mcpspec replay`; returns the exit code.
 pub fn replay_main(args: ReplayArgs) -> u8 {
-    let target = match target_of(&args.command, &args.fault) {
+    let target = match target_of(args.url.as_deref(), &args.command, &args.fault) {
         Ok(t) => t,
         Err(e) => return usage(e),
     };
@@ -278,7 +284,13 @@ fn clock_seed() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-fn target_of(command: &[String], faults: &[String]) -> Result<Target, String> {
+fn target_of(url: Option<&str>, command: &[String], faults: &[String]) -> Result<Target, String> {
+    if let Some(url) = url {
+        if !faults.is_empty() {
+            return Err("--fault applies to the embedded reference server only".into());
+        }
+        return Target::url(url);
+    }
     if let Some((program, rest)) = command.split_first() {
         if !faults.is_empty() {
             return Err("--fault applies to the embedded reference server only".into());
