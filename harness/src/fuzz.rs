@@ -91,7 +91,11 @@ impl Finding {
         let mut s = format!(
             "{}[{}] {}. Rule: {}. Found after {:.1} s (seed {}); shrunk from {} to {} message(s) \
              in {} step(s).",
-            if self.confirmed { "" } else { "UNCONFIRMED (a re-run of the case did not trip it again) " },
+            if self.confirmed {
+                ""
+            } else {
+                "UNCONFIRMED (a re-run of the case did not trip it again) "
+            },
             o.id(),
             self.violation.detail,
             o.rule(),

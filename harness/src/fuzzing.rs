@@ -78,6 +78,46 @@ fn same_json(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// The SSE parser's properties on `data`: no panic; the events do not depend on how the bytes
+/// are split into chunks (the first byte of `data` chooses the split points); a line past the
+/// bound is an error, never an unbounded buffer.
+pub fn sse_invariants(data: &[u8]) -> Result<(), String> {
+    use crate::transport::http::sse::SseParser;
+    const LIMIT: usize = 4096;
+    let (split, body) = match data.split_first() {
+        Some((s, rest)) => (usize::from(*s).max(1), rest),
+        None => return Ok(()),
+    };
+    let whole = SseParser::new(LIMIT).feed(body);
+    let mut chunked = SseParser::new(LIMIT);
+    let mut events = Vec::new();
+    let mut failed = None;
+    for chunk in body.chunks(split) {
+        match chunked.feed(chunk) {
+            Ok(mut more) => events.append(&mut more),
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    match (whole, failed) {
+        (Ok(all), None) if all == events => Ok(()),
+        (Ok(all), None) => Err(format!(
+            "chunking changed the events: {all:?} vs {events:?}"
+        )),
+        (Err(a), Some(b)) if a == b => Ok(()),
+        (a, b) => Err(format!("one-shot {a:?} but chunked error {b:?}")),
+    }
+}
+
+/// [`sse_invariants`], panicking on a violation (the cargo-fuzz target).
+pub fn fuzz_sse(data: &[u8]) {
+    if let Err(violation) = sse_invariants(data) {
+        panic!("SSE parser invariant violated: {violation}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,12 @@ use mcpspec::check::CheckOptions;
 use mcpspec::driver::Settings;
 use mcpspec::{RunOptions, Target, checks};
 
+#[derive(Clone, Copy)]
+enum TargetKind {
+    Command,
+    Other,
+}
+
 /// Exit codes (README "Exit codes").
 mod exit {
     pub const OK: u8 = 0;
@@ -236,7 +242,11 @@ fn run(args: RunArgs) -> u8 {
     if selected.is_empty() && args.shard.is_none() {
         return usage_error("--select/--skip leave no check to run (see `mcpspec list`)");
     }
-    let embedded = matches!(target, Target::Embedded(_));
+    let target_kind = if matches!(target, Target::Command { .. }) {
+        TargetKind::Command
+    } else {
+        TargetKind::Other
+    };
     let options = RunOptions {
         settings: Settings {
             expect_timeout: Duration::from_secs_f64(args.timeout),
@@ -250,7 +260,14 @@ fn run(args: RunArgs) -> u8 {
             probe_profile: args.probe_profile,
         },
         strict: args.strict,
-        jobs: args.jobs.unwrap_or(if embedded { 8 } else { 4 }),
+        // Spawning processes is what costs; in-memory and HTTP checks run more at a time.
+        jobs: args
+            .jobs
+            .unwrap_or(if matches!(target_kind, TargetKind::Command) {
+                4
+            } else {
+                8
+            }),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

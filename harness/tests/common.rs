@@ -21,6 +21,7 @@ pub fn repo_root() -> PathBuf {
 pub fn reference_with(faults: &[&str]) -> Target {
     let mut config = mcp_reference_server::Config::default();
     for spec in faults {
+        config.http.header_tool |= spec.ends_with(" --header-tool");
         let (name, eras) = parse_fault_spec(spec);
         let fault: Fault = name.parse().unwrap_or_else(|e| panic!("{e}"));
         config.faults = std::mem::take(&mut config.faults).with(fault);
@@ -31,8 +32,10 @@ pub fn reference_with(faults: &[&str]) -> Target {
     Target::Embedded(config)
 }
 
-/// A check's fault spec: `NAME` or `NAME --eras MODE`.
+/// A check's fault spec: `NAME`, `NAME --eras MODE`, or `NAME --header-tool` (the HTTP
+/// reference server lists its `route` tool, whose arguments are mirrored in headers).
 pub fn parse_fault_spec(spec: &str) -> (&str, Option<Eras>) {
+    let spec = spec.trim_end_matches(" --header-tool");
     match spec.split_once(" --eras ") {
         None => (spec, None),
         Some((name, mode)) => (name, Some(eras(mode))),
@@ -60,7 +63,7 @@ pub fn reference_eras(eras: Eras) -> Target {
 pub fn options() -> RunOptions {
     RunOptions {
         checks: CheckOptions {
-            allowed_tools: vec!["add".into(), "echo".into()],
+            allowed_tools: vec!["add".into(), "echo".into(), "route".into()],
             probe_profile: false,
         },
         jobs: 8,

@@ -32,6 +32,7 @@ fn in_process_targets_hold_on_the_corpus_and_regressions() {
         let bytes = std::fs::read(&path).unwrap();
         let name = path.display();
         mcpspec::fuzzing::codec_invariants(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        mcpspec::fuzzing::sse_invariants(&bytes).unwrap_or_else(|e| panic!("sse, {name}: {e}"));
         for line in reproducer::split_lines(&bytes) {
             mcpspec::fuzzing::codec_invariants(&line).unwrap_or_else(|e| panic!("{name}: {e}"));
         }

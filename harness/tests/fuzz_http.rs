@@ -11,7 +11,18 @@ use assert_cmd::Command;
 fn fuzz_url(url: &str, out: &std::path::Path, extra: &[&str]) -> assert_cmd::assert::Assert {
     Command::cargo_bin("mcpspec")
         .unwrap()
-        .args(["fuzz", "--seed", "3", "--time", "4", "--timeout", "5", "--url", url, "--out"])
+        .args([
+            "fuzz",
+            "--seed",
+            "3",
+            "--time",
+            "4",
+            "--timeout",
+            "5",
+            "--url",
+            url,
+            "--out",
+        ])
         .arg(out)
         .args(extra)
         .assert()
@@ -22,7 +33,9 @@ async fn a_clean_http_server_gives_no_finding() {
     let (target, handle) = common::http_reference(mcp_reference_server::Config::default()).await;
     let out = std::env::temp_dir().join(format!("mcpspec-fuzz-http-{}", std::process::id()));
     let url = target.describe();
-    let assert = tokio::task::spawn_blocking(move || fuzz_url(&url, &out, &[])).await.unwrap();
+    let assert = tokio::task::spawn_blocking(move || fuzz_url(&url, &out, &[]))
+        .await
+        .unwrap();
     let text = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
     assert.code(0);
     assert!(text.contains("0 finding(s)"), "{text}");

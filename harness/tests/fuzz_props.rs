@@ -14,6 +14,26 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
+    fn sse_parsing_is_chunking_independent(
+        pieces in proptest::collection::vec(
+            prop_oneof![
+                Just(&b"data: "[..]), Just(&b"data:"[..]), Just(&b"id: 7"[..]), Just(&b"event: message"[..]),
+                Just(&b": comment"[..]), Just(&b"{\"a\":1}"[..]), Just(&b"\n"[..]), Just(&b"\r\n"[..]),
+                Just(&b"\r"[..]), Just(&b"retry: 5"[..]), Just(&b"x\xff"[..]),
+            ],
+            0..60,
+        ),
+        split in 1u8..=255,
+    ) {
+        let mut data = vec![split];
+        for p in pieces {
+            data.extend_from_slice(p);
+        }
+        let checked = mcpspec::fuzzing::sse_invariants(&data);
+        prop_assert!(checked.is_ok(), "{:?}", checked);
+    }
+
+    #[test]
     fn decode_is_total_on_any_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
         prop_assert_eq!(mcpspec::fuzzing::codec_invariants(&bytes), Ok(()));
     }

@@ -70,11 +70,9 @@ async fn every_fault_is_caught_by_some_check() {
     // listed with the suite that covers them.
     let covered_elsewhere: &[&str] = &[
         // HTTP faults without a harness check; reference-server/tests/faults.rs demonstrates
-        // each. The body limit has no requirement id to cite; `Mcp-Param-*` (HTTP-11) needs
-        // the server's `route` tool, which a black-box run may not call (POL-12); resumption
-        // (LEG-12) is not exercised by mcpspec yet.
+        // each. The body limit has no requirement id to cite; resumption (LEG-12) is not
+        // exercised by mcpspec yet.
         "http-no-body-limit",
-        "http-param-header-not-checked",
         "http-legacy-event-id-reused",
         // Planted bugs: `mcpspec fuzz` finds each one (tests/fuzz_planted.rs).
         "panic-on-dunder-argument",

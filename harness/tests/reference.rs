@@ -58,6 +58,10 @@ async fn every_check_passes_somewhere_and_is_skipped_elsewhere() {
             }
         }
     }
+    // The HTTP reference server with its header-mirrored `route` tool listed (HTTP-11).
+    let mut config = mcp_reference_server::Config::default();
+    config.http.header_tool = true;
+    passed.extend(passes(config, true).await);
     let never: Vec<_> = catalogue()
         .iter()
         .map(|c| c.id)

@@ -334,6 +334,17 @@ pub fn group() -> Vec<Check> {
             invalid_base64
         ),
         http_check!(
+            "http/param-headers/validated",
+            ["HTTP-11", "POL-10", "POL-12"],
+            Must,
+            [Need::Modern, Need::AllowedTool],
+            "`tools/call` of an allowed tool whose argument is mirrored in `Mcp-Param-*` \
+             (`x-mcp-header`): a header that differs from the body, then no header.",
+            "400 with -32020 for both (the tool is never run)",
+            ["http-param-header-not-checked --header-tool"],
+            param_headers_validated
+        ),
+        http_check!(
             "http/errors/status-400",
             ["HTTP-16", "META-1", "VER-2"],
             Must,
@@ -426,6 +437,12 @@ fn discover_post() -> Request {
 }
 
 async fn post_json_or_sse(s: &mut Scenario) -> Verdict {
+    // Not `Need::Modern`: a server that refuses every POST must fail here, not be skipped.
+    if !s.facts().modern() && s.facts().legacy() {
+        return Ok(Outcome::skipped(
+            "a legacy-only server: its POSTs are checked by legacy/http/*",
+        ));
+    }
     let a = exchange(s, &discover_post()).await?;
     Ok(match (a.status, a.content_type.as_str()) {
         (200, "application/json") if a.json.as_ref().is_some_and(|j| j.get("result").is_some()) => {
@@ -953,7 +970,7 @@ async fn sse_close_cancels(s: &mut Scenario) -> Verdict {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     let id = json!(format!("mcpspec-close-cancels-{nanos}"));
-    let (steps, delay_ms) = (5u64, 150u64);
+    let (steps, delay_ms) = (5u64, 100u64);
     let e = endpoint(s)?;
     let deadline = Instant::now() + s.settings().expect_timeout + s.settings().startup_timeout;
     {
@@ -973,7 +990,7 @@ async fn sse_close_cancels(s: &mut Scenario) -> Verdict {
         "closed the stream of tools/call {id} after its first event"
     ));
     // Give the call the time it would have needed, then read what the probe middleware saw.
-    tokio::time::sleep(Duration::from_millis(steps * delay_ms + 300)).await;
+    tokio::time::sleep(Duration::from_millis(steps * delay_ms + 200)).await;
     let body = request(method::TOOLS_CALL)
         .id(json!(8))
         .modern()
@@ -1005,4 +1022,93 @@ async fn sse_close_cancels(s: &mut Scenario) -> Verdict {
     } else {
         Outcome::pass("the call did not complete after the stream closed")
     })
+}
+
+/// An allowed tool with a string argument mirrored in a header: (tool, property, header name,
+/// the other required arguments filled with strings).
+fn header_mirrored_tool(
+    tools: &[Value],
+    allowed: &[String],
+) -> Option<(String, String, String, serde_json::Map<String, Value>)> {
+    tools.iter().find_map(|t| {
+        let name = t.get("name")?.as_str()?;
+        if !allowed.iter().any(|a| a == name) {
+            return None;
+        }
+        let props = t.pointer("/inputSchema/properties")?.as_object()?;
+        let (prop, header) = props.iter().find_map(|(p, schema)| {
+            let header = schema.get("x-mcp-header")?.as_str()?;
+            (schema.get("type") == Some(&json!("string"))).then(|| (p.clone(), header.to_owned()))
+        })?;
+        let mut args = serde_json::Map::new();
+        for r in t
+            .pointer("/inputSchema/required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let r = r.as_str()?;
+            if r == prop {
+                continue;
+            }
+            if props.get(r)?.get("type") != Some(&json!("string")) {
+                return None;
+            }
+            args.insert(r.to_owned(), json!("mcpspec"));
+        }
+        Some((name.to_owned(), prop, header, args))
+    })
+}
+
+async fn param_headers_validated(s: &mut Scenario) -> Verdict {
+    let allowed = s.options().allowed_tools.clone();
+    let listed = exchange(
+        s,
+        &modern_post(
+            method::TOOLS_LIST,
+            modern_body(method::TOOLS_LIST, json!({})),
+        ),
+    )
+    .await?;
+    let tools = listed
+        .json
+        .as_ref()
+        .and_then(|j| j.pointer("/result/tools"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let Some((tool, prop, header, mut args)) = header_mirrored_tool(&tools, &allowed) else {
+        return Ok(Outcome::skipped(
+            "no allowed tool has a string argument with `x-mcp-header`",
+        ));
+    };
+    args.insert(prop.clone(), json!("mcpspec-body"));
+    let body = modern_body(
+        method::TOOLS_CALL,
+        json!({"name": tool, "arguments": Value::Object(args)}),
+    );
+    let call = || modern_post(method::TOOLS_CALL, body.clone()).header("Mcp-Name", tool.as_str());
+    let header_name = format!("Mcp-Param-{header}");
+    let differs = exchange(s, &call().header(&header_name, "mcpspec-header")).await?;
+    let first = expect_400(
+        &differs,
+        &format!("{header_name} ≠ the body's `{prop}`"),
+        code::HEADER_MISMATCH,
+    );
+    if first.kind != crate::outcome::Kind::Pass {
+        return Ok(first);
+    }
+    let omitted = exchange(s, &call()).await?;
+    Ok(
+        match expect_400(
+            &omitted,
+            &format!("no {header_name} while the body has `{prop}`"),
+            code::HEADER_MISMATCH,
+        ) {
+            o if o.kind == crate::outcome::Kind::Pass => Outcome::pass(format!(
+                "`{tool}`: a differing and a missing {header_name} both got 400 with -32020"
+            )),
+            o => o,
+        },
+    )
 }

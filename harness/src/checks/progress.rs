@@ -228,15 +228,20 @@ async fn invalid_ignored(s: &mut Scenario) -> Verdict {
         ),
         ("no `requestId`", json!({ "reason": "mcpspec: malformed" })),
     ];
-    for (what, params) in cancels {
-        peer.send(notification(core::CANCELLED).params(params))
+    for (_, params) in &cancels {
+        peer.send(notification(core::CANCELLED).params(params.clone()))
             .await;
-        if let Some(Incoming::Frame(f)) = peer.expect_silence().await {
-            return Ok(Outcome::fail(format!(
-                "`notifications/cancelled` for {what} was answered: {}",
-                brief(&f)
-            )));
-        }
+    }
+    if let Some(Incoming::Frame(f)) = peer.expect_silence().await {
+        return Ok(Outcome::fail(format!(
+            "an invalid `notifications/cancelled` ({}) was answered: {}",
+            cancels
+                .iter()
+                .map(|(what, _)| *what)
+                .collect::<Vec<_>>()
+                .join(", "),
+            brief(&f)
+        )));
     }
     expect_alive(&mut peer, "invalid cancellations").await?;
     Ok(Outcome::pass(

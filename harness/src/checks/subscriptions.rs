@@ -499,7 +499,8 @@ async fn no_log_on_stream(s: &mut Scenario) -> Verdict {
             first_of(&seen)
         )));
     }
-    seen.extend(frames_within(&mut peer, surface::AFTER_REPLY).await);
+    let quiet = peer.settings().quiet;
+    seen.extend(frames_within(&mut peer, quiet).await);
     cancel(&mut peer, &id).await;
     let bad: Vec<String> = seen
         .iter()

@@ -61,9 +61,6 @@ pub fn level_rank(level: &str) -> Option<usize> {
     LOG_LEVELS.iter().position(|l| *l == level)
 }
 
-/// How long to watch for messages that must not come after a reply.
-pub const AFTER_REPLY: Duration = Duration::from_millis(300);
-
 /// The cap on pages walked in one list (a server looping its cursors is not followed forever).
 const MAX_PAGES: usize = 20;
 
@@ -177,7 +174,7 @@ pub fn call_tool(name: &str, arguments: Value) -> Outgoing {
 }
 
 /// What one request produced: its reply, the notifications that came before it (while it was
-/// the only request in flight) and those within [`AFTER_REPLY`] after it.
+/// the only request in flight) and those within the quiet period (`Settings::quiet`) after it.
 #[derive(Debug)]
 pub struct Exchange {
     pub reply: Reply,
@@ -191,7 +188,8 @@ pub async fn exchange(peer: &mut Peer, out: Outgoing) -> Exchange {
     let reply = peer.call(out).await;
     let before = peer.drain_backlog();
     let after = if reply.frame().is_some() {
-        frames_within(peer, AFTER_REPLY).await
+        let quiet = peer.settings().quiet;
+        frames_within(peer, quiet).await
     } else {
         Vec::new()
     };

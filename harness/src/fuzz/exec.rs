@@ -284,7 +284,8 @@ fn attribute_http(bytes: Vec<u8>, ctx: Option<crate::wire::HttpContext>) -> Opti
                 Ok(v) => v,
                 Err(_) => return Some(bytes),
             };
-            if json.get("id").is_some_and(serde_json::Value::is_null) && json.get("error").is_some() {
+            if json.get("id").is_some_and(serde_json::Value::is_null) && json.get("error").is_some()
+            {
                 json["id"] = id;
                 return serde_json::to_vec(&json).ok();
             }

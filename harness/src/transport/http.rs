@@ -224,8 +224,11 @@ async fn exchange(
             };
             for e in events {
                 note_version(session, is_initialize, e.data.as_bytes());
-                let _ = lines.send(context_line(response.status, &request_id));
-                let _ = lines.send(one_line(e.data.as_bytes()));
+                let _ = lines.send(with_context(
+                    response.status,
+                    &request_id,
+                    e.data.as_bytes(),
+                ));
             }
         }
         return;
@@ -237,8 +240,16 @@ async fn exchange(
         return;
     }
     note_version(session, is_initialize, &bytes);
-    let _ = lines.send(context_line(response.status, &request_id));
-    let _ = lines.send(one_line(&bytes));
+    let _ = lines.send(with_context(response.status, &request_id, &bytes));
+}
+
+/// The context line and the body line as one channel item: concurrent exchanges must never
+/// interleave between a body and the line describing it.
+fn with_context(status: u16, request_id: &Option<Value>, body: &[u8]) -> Vec<u8> {
+    let mut both = context_line(status, request_id);
+    both.push(b'\n');
+    both.extend_from_slice(&one_line(body));
+    both
 }
 
 fn context_line(status: u16, request_id: &Option<Value>) -> Vec<u8> {
