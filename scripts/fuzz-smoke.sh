@@ -12,6 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds="${FUZZ_SECONDS:-20}"
+# A fixed libFuzzer seed: the same binary explores the same inputs (FUZZ_SEED=0 for a random one).
+fuzz_seed="${FUZZ_SEED:-1}"
 expect_crash=false
 if [[ "${1:-}" == "--expect-crash" ]]; then
     expect_crash=true
@@ -43,7 +45,8 @@ for target in "${targets[@]}"; do
     echo "== cargo fuzz run -s none $target (${seconds} s)"
     set +e
     (cd fuzz && cargo fuzz run -s none "$target" "$corpus" "${seed_dirs[@]}" -- \
-        -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1) \
+        -max_total_time="$seconds" -seed="$fuzz_seed" -rss_limit_mb=2048 -timeout=10 \
+        -print_final_stats=1) \
         > "$corpus.log" 2>&1
     rc=$?
     set -e

@@ -16,6 +16,9 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 echo "== cargo fuzz (short bounded runs of every target)"
 FUZZ_SECONDS="${FUZZ_SECONDS:-15}" bash scripts/fuzz-smoke.sh
+echo "== cargo fuzz: the structure-aware target finds the planted panic within 60 s"
+MCP_REFERENCE_FAULTS=panic-on-dunder-argument FUZZ_SECONDS=60 \
+    bash scripts/fuzz-smoke.sh --expect-crash structured
 
 echo "== cargo test"
 # insta never writes snapshots here: a mismatch fails (CI=true does the same in CI).

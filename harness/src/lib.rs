@@ -3,21 +3,25 @@
 //! Data flow:
 //!
 //! ```text
-//! Target      a command (stdio child, own process group) | the embedded reference server
+//! Target      a command (stdio child, own process group) | a URL (streamable HTTP) |
+//!             the embedded reference server                              (target)
 //!   -> Transport   bytes out, lines in, a deadline on every read; Closed/TimedOut/Overflow
-//!                  are events, never hangs                                  (transport)
+//!                  are events, never hangs; over HTTP each line is a POST and each JSON body
+//!                  or SSE event a line, tagged with its HTTP status        (transport)
 //!   -> Wire codec  bytes <-> Frame { raw, json, parsed: Result<Message, DecodeError> }
 //!                  lossless, classified by explicit rules                   (wire)
 //!   -> Driver      send(frame builder) / expect_*(…); answers server->client requests;
 //!                  assigns ids; records every event                         (driver)
 //!   -> Scenarios   the catalogue, grouped by spec area; each check cites requirement ids
 //!                  and ends in an Outcome                                   (check, checks)
-//!   -> Runner      probes the target, runs checks on fresh connections     (runner)
+//!   -> Runner      negotiates like a dual-era client (discover, -32022 retry, fallback to
+//!                  initialize), then runs checks on fresh connections     (negotiation, runner)
 //!   -> Transcript  numbered events (snapshot-tested)                       (transcript)
 //!      Report      console, JSON, JUnit, Markdown; baseline of known failures
 //!                                                          (report, baseline)
-//!   Around them: selection and sharding (select), requirement coverage (coverage), and the
-//!   `cargo test` integration, one libtest test per check (testing)
+//!   Around them: selection and sharding (select), requirement coverage (coverage), the
+//!   `cargo test` integration, one libtest test per check (testing), and the black-box fuzzer
+//!   on the same transports (fuzz)
 //! ```
 //!
 //! The harness shares no code with the reference server it is tested against (only the

@@ -234,3 +234,60 @@ pub fn reference_binary() -> PathBuf {
     );
     bin
 }
+
+/// Each check's verdict as one line, for snapshots: `id: "KIND: message"`.
+pub fn verdicts(report: &RunReport) -> serde_json::Value {
+    report
+        .results
+        .iter()
+        .map(|r| {
+            (
+                r.id.clone(),
+                serde_json::json!(format!("{}: {}", r.outcome.kind, r.outcome.message)),
+            )
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+/// Applies a baseline from `fixtures/baselines/`, snapshots the verdicts as
+/// `snapshots/python-sdk/<name>.snap` (`filters`: regex → replacement, for volatile text) and
+/// asserts the run is green: every Fail baselined with a reason, no stale entry.
+pub fn assert_verdicts_against_baseline(
+    report: &mut RunReport,
+    baseline: &str,
+    name: &str,
+    filters: &[(&str, &str)],
+) {
+    let path = repo_root().join("fixtures/baselines").join(baseline);
+    mcpspec::baseline::Baseline::load(&path)
+        .expect("the baseline loads")
+        .apply(report);
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(repo_root().join("snapshots/python-sdk"));
+    settings.set_prepend_module_to_snapshot(false);
+    for (pattern, replacement) in filters {
+        settings.add_filter(pattern, *replacement);
+    }
+    settings.bind(|| insta::assert_yaml_snapshot!(name, verdicts(report)));
+    assert!(
+        report.passed(),
+        "unexpected failures or stale baseline entries:\n{}",
+        report.to_console(false)
+    );
+}
+
+/// Asserts every check of `report` passed.
+pub fn assert_all_pass(report: &RunReport, what: &str) {
+    let not_passing: Vec<String> = report
+        .results
+        .iter()
+        .filter(|r| r.outcome.kind != mcpspec::Kind::Pass)
+        .map(|r| format!("{}: {} — {}", r.id, r.outcome.kind, r.outcome.message))
+        .collect();
+    assert!(
+        not_passing.is_empty(),
+        "not passing on {what}:\n{}",
+        not_passing.join("\n")
+    );
+}

@@ -10,7 +10,6 @@
 
 mod common;
 
-use mcpspec::baseline::Baseline;
 use mcpspec::checks::catalogue;
 use mcpspec::{Check, Kind, Need, RunOptions};
 
@@ -48,20 +47,6 @@ fn probe_reference() -> mcpspec::Target {
         probe_profile: true,
         ..Default::default()
     })
-}
-
-fn verdicts(report: &mcpspec::RunReport) -> serde_json::Value {
-    report
-        .results
-        .iter()
-        .map(|r| {
-            (
-                r.id.clone(),
-                serde_json::json!(format!("{}: {}", r.outcome.kind, r.outcome.message)),
-            )
-        })
-        .collect::<serde_json::Map<_, _>>()
-        .into()
 }
 
 /// `requestState` is sealed under a key drawn once per process: redacted for snapshots.
@@ -105,17 +90,7 @@ async fn reference_passes_and_transcripts_match_snapshots() {
     let checks = feature_checks();
     let first = common::run(probe_reference(), &checks, probe_options()).await;
     let second = common::run(probe_reference(), &checks, probe_options()).await;
-    let not_passing: Vec<String> = first
-        .results
-        .iter()
-        .filter(|r| r.outcome.kind != Kind::Pass)
-        .map(|r| format!("{}: {} — {}", r.id, r.outcome.kind, r.outcome.message))
-        .collect();
-    assert!(
-        not_passing.is_empty(),
-        "not passing on the reference server with the probe profile:\n{}",
-        not_passing.join("\n")
-    );
+    common::assert_all_pass(&first, "the reference server with the probe profile");
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(common::repo_root().join("snapshots/features"));
     settings.set_prepend_module_to_snapshot(false);
@@ -156,17 +131,10 @@ async fn python_sdk_probe_verdicts_match_snapshot_and_baseline() {
     let mut options = common::python_options();
     options.checks.probe_profile = true;
     let mut report = common::run(target, &feature_checks(), options).await;
-    let baseline =
-        Baseline::load(&common::repo_root().join("fixtures/baselines/python-sdk-2.3.0-probe.yaml"))
-            .expect("the baseline loads");
-    baseline.apply(&mut report);
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(common::repo_root().join("snapshots/python-sdk"));
-    settings.set_prepend_module_to_snapshot(false);
-    settings.bind(|| insta::assert_yaml_snapshot!("verdicts-features-probe", verdicts(&report)));
-    assert!(
-        report.passed(),
-        "unexpected failures or stale baseline entries:\n{}",
-        report.to_console(false)
+    common::assert_verdicts_against_baseline(
+        &mut report,
+        "python-sdk-2.3.0-probe.yaml",
+        "verdicts-features-probe",
+        &[],
     );
 }

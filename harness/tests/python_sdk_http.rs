@@ -7,7 +7,6 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use mcpspec::baseline::Baseline;
 use mcpspec::checks::catalogue;
 
 /// The Python HTTP server, killed (with its process group) when dropped.
@@ -59,30 +58,13 @@ async fn python_sdk_http_verdicts_match_snapshot_and_baseline() {
     let target = mcpspec::Target::url(&server.url).unwrap();
     let options = common::python_options();
     let mut report = common::run(target, &catalogue(), options).await;
-    let baseline =
-        Baseline::load(&common::repo_root().join("fixtures/baselines/python-sdk-2.3.0-http.yaml"))
-            .expect("the baseline loads");
-    baseline.apply(&mut report);
-    let verdicts: serde_json::Map<String, serde_json::Value> = report
-        .results
-        .iter()
-        .map(|r| {
-            (
-                r.id.clone(),
-                serde_json::json!(format!("{}: {}", r.outcome.kind, r.outcome.message)),
-            )
-        })
-        .collect();
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(common::repo_root().join("snapshots/python-sdk"));
-    settings.set_prepend_module_to_snapshot(false);
     // The port differs per run.
-    settings.add_filter(r"127\.0\.0\.1:\d+", "127.0.0.1:[port]");
-    settings.bind(|| insta::assert_yaml_snapshot!("verdicts-http", verdicts));
-    assert!(
-        report.passed(),
-        "unexpected failures or stale entries:\n{}",
-        report.to_console(false)
+    let filters = [(r"127\.0\.0\.1:\d+", "127.0.0.1:[port]")];
+    common::assert_verdicts_against_baseline(
+        &mut report,
+        "python-sdk-2.3.0-http.yaml",
+        "verdicts-http",
+        &filters,
     );
     drop(server);
 }
