@@ -291,3 +291,29 @@ pub fn assert_all_pass(report: &RunReport, what: &str) {
         not_passing.join("\n")
     );
 }
+
+/// Snapshots each non-skipped check's transcript under `snapshots/<dir>/<id>.snap`, after
+/// asserting two runs gave the same transcript; `redact` removes run-specific values first.
+pub fn assert_transcripts(
+    dir: &str,
+    first: &RunReport,
+    second: &RunReport,
+    redact: fn(&mut serde_json::Value),
+) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(repo_root().join("snapshots").join(dir));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_sort_maps(true);
+    settings.bind(|| {
+        for (a, b) in first.results.iter().zip(&second.results) {
+            if a.outcome.kind == mcpspec::Kind::Skipped {
+                continue;
+            }
+            let (mut ta, mut tb) = (snapshot_form(&a.transcript), snapshot_form(&b.transcript));
+            redact(&mut ta);
+            redact(&mut tb);
+            assert_eq!(ta, tb, "{}: two runs gave different transcripts", a.id);
+            insta::assert_yaml_snapshot!(a.id.replace('/', "__"), ta);
+        }
+    });
+}

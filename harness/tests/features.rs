@@ -91,22 +91,7 @@ async fn reference_passes_and_transcripts_match_snapshots() {
     let first = common::run(probe_reference(), &checks, probe_options()).await;
     let second = common::run(probe_reference(), &checks, probe_options()).await;
     common::assert_all_pass(&first, "the reference server with the probe profile");
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(common::repo_root().join("snapshots/features"));
-    settings.set_prepend_module_to_snapshot(false);
-    settings.set_sort_maps(true);
-    settings.bind(|| {
-        for (a, b) in first.results.iter().zip(&second.results) {
-            let (mut ta, mut tb) = (
-                common::snapshot_form(&a.transcript),
-                common::snapshot_form(&b.transcript),
-            );
-            redact_state(&mut ta);
-            redact_state(&mut tb);
-            assert_eq!(ta, tb, "{}: two runs gave different transcripts", a.id);
-            insta::assert_yaml_snapshot!(a.id.replace('/', "__"), ta);
-        }
-    });
+    common::assert_transcripts("features", &first, &second, redact_state);
 }
 
 /// A server without the modern era: every check here is skipped (with a reason).

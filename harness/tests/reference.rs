@@ -87,21 +87,5 @@ async fn the_default_run_is_green() {
 async fn transcripts_match_snapshots_and_repeat() {
     let first = common::run(mcpspec::Target::embedded(), &catalogue(), common::options()).await;
     let second = common::run(mcpspec::Target::embedded(), &catalogue(), common::options()).await;
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(common::repo_root().join("snapshots/transcripts"));
-    settings.set_prepend_module_to_snapshot(false);
-    settings.set_sort_maps(true);
-    settings.bind(|| {
-        for (a, b) in first.results.iter().zip(&second.results) {
-            if a.outcome.kind == Kind::Skipped {
-                continue;
-            }
-            let (ta, tb) = (
-                common::snapshot_form(&a.transcript),
-                common::snapshot_form(&b.transcript),
-            );
-            assert_eq!(ta, tb, "{}: two runs gave different transcripts", a.id);
-            insta::assert_yaml_snapshot!(a.id.replace('/', "__"), ta);
-        }
-    });
+    common::assert_transcripts("transcripts", &first, &second, |_| {});
 }
