@@ -148,3 +148,14 @@ fn rand_suffix() -> u128 {
         .map(|d| d.as_nanos())
         .unwrap_or(0)
 }
+
+#[test]
+fn readme_states_the_current_coverage_and_catalogue_size() {
+    let catalogue = mcpspec::checks::catalogue();
+    let coverage = mcpspec::coverage::Coverage::of(&catalogue);
+    let readme = std::fs::read_to_string(common::repo_root().join("README.md")).unwrap();
+    let figure = format!("**{}/{} requirement ids", coverage.covered, coverage.total);
+    assert!(readme.contains(&figure), "README should state {figure}");
+    let checks = format!("from {} checks", catalogue.len());
+    assert!(readme.contains(&checks), "README should state {checks}");
+}
