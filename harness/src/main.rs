@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use mcp_reference_server::faults::Fault;
 use mcpspec::baseline::Baseline;
 use mcpspec::check::CheckOptions;
 use mcpspec::driver::Settings;
+use mcpspec::target::TargetArgs;
 use mcpspec::{RunOptions, Target, checks};
 
 #[derive(Clone, Copy)]
@@ -77,18 +77,8 @@ struct NegotiateArgs {
     /// Seconds to wait for each reply.
     #[arg(long, value_name = "SECS", default_value_t = 2.0)]
     timeout: f64,
-    /// Embedded reference server only: which eras it serves (modern, legacy, both).
-    #[arg(long, value_name = "MODE")]
-    eras: Option<String>,
-    /// Embedded reference server only: switch on a fault. Repeatable.
-    #[arg(long, value_name = "NAME")]
-    fault: Vec<String>,
-    /// A streamable HTTP server to test (`http://127.0.0.1:PORT/mcp`) instead of a command.
-    #[arg(long, value_name = "URL", conflicts_with = "command")]
-    url: Option<String>,
-    /// The server command and its arguments, after `--`.
-    #[arg(last = true, value_name = "CMD")]
-    command: Vec<String>,
+    #[command(flatten)]
+    target: TargetArgs,
 }
 
 #[derive(Args, Debug)]
@@ -144,18 +134,8 @@ struct RunArgs {
     /// The server implements the mcpspec probe profile.
     #[arg(long)]
     probe_profile: bool,
-    /// Embedded reference server only: switch on a fault. Repeatable.
-    #[arg(long, value_name = "NAME")]
-    fault: Vec<String>,
-    /// Embedded reference server only: which eras it serves (modern, legacy, both).
-    #[arg(long, value_name = "MODE")]
-    eras: Option<String>,
-    /// A streamable HTTP server to test (`http://127.0.0.1:PORT/mcp`) instead of a command.
-    #[arg(long, value_name = "URL", conflicts_with = "command")]
-    url: Option<String>,
-    /// The server command and its arguments, after `--`.
-    #[arg(last = true, value_name = "CMD")]
-    command: Vec<String>,
+    #[command(flatten)]
+    target: TargetArgs,
 }
 
 fn main() -> ExitCode {
@@ -219,7 +199,7 @@ fn usage_error(message: impl std::fmt::Display) -> u8 {
 }
 
 fn run(args: RunArgs) -> u8 {
-    let target = match target_of(&args) {
+    let target = match args.target.target(args.probe_profile) {
         Ok(t) => t,
         Err(message) => return usage_error(message),
     };
@@ -341,64 +321,8 @@ fn run(args: RunArgs) -> u8 {
     }
 }
 
-fn target_of(args: &RunArgs) -> Result<Target, String> {
-    let mut target = target_from(
-        args.url.as_deref(),
-        &args.command,
-        &args.fault,
-        args.eras.as_deref(),
-    )?;
-    // The embedded server implements the probe profile when asked to.
-    if let Target::Embedded(config) = &mut target {
-        config.probe_profile = args.probe_profile;
-    }
-    Ok(target)
-}
-
-/// A URL or command target, or the embedded reference server with faults and an eras mode.
-fn target_from(
-    url: Option<&str>,
-    command: &[String],
-    faults: &[String],
-    eras: Option<&str>,
-) -> Result<Target, String> {
-    if let Some(url) = url {
-        if !faults.is_empty() || eras.is_some() {
-            return Err("--fault and --eras apply to the embedded reference server only".into());
-        }
-        return Target::url(url);
-    }
-    if let Some((program, rest)) = command.split_first() {
-        if !faults.is_empty() || eras.is_some() {
-            return Err("--fault and --eras apply to the embedded reference server only".into());
-        }
-        return Ok(Target::command(program.clone()).args(rest.iter().cloned()));
-    }
-    let mut config = mcp_reference_server::Config::default();
-    for name in faults {
-        let fault: Fault = name.parse().map_err(|e| format!("{e}"))?;
-        config.faults = std::mem::take(&mut config.faults).with(fault);
-    }
-    config.eras = match eras {
-        None | Some("both") => mcp_reference_server::Eras::Both,
-        Some("modern") => mcp_reference_server::Eras::Modern,
-        Some("legacy") => mcp_reference_server::Eras::Legacy,
-        Some(other) => {
-            return Err(format!(
-                "--eras takes modern, legacy or both, not `{other}`"
-            ));
-        }
-    };
-    Ok(Target::Embedded(config))
-}
-
 fn negotiate(args: NegotiateArgs) -> u8 {
-    let target = match target_from(
-        args.url.as_deref(),
-        &args.command,
-        &args.fault,
-        args.eras.as_deref(),
-    ) {
+    let target = match args.target.target(false) {
         Ok(t) => t,
         Err(message) => return usage_error(message),
     };

@@ -179,3 +179,66 @@ impl Target {
         }
     }
 }
+
+/// The command-line description of a target, shared by `run`, `negotiate`, `fuzz` and
+/// `replay`: a URL, a command after `--`, or (neither) the embedded reference server with
+/// faults and an eras mode.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct TargetArgs {
+    /// A streamable HTTP server (`http://127.0.0.1:PORT/mcp`) instead of a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub url: Option<String>,
+    /// Embedded reference server only: switch on a fault. Repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub fault: Vec<String>,
+    /// Embedded reference server only: which eras it serves (modern, legacy, both).
+    #[arg(long, value_name = "MODE")]
+    pub eras: Option<String>,
+    /// The server command and its arguments, after `--` (default: the embedded reference
+    /// server).
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+impl TargetArgs {
+    /// The target these arguments name; `probe_profile` switches the embedded server's probe
+    /// profile on. A one-line error for a usage mistake.
+    pub fn target(&self, probe_profile: bool) -> Result<Target, String> {
+        let embedded_only = !self.fault.is_empty() || self.eras.is_some();
+        if let Some(url) = &self.url {
+            if embedded_only {
+                return Err(
+                    "--fault and --eras apply to the embedded reference server only".into(),
+                );
+            }
+            return Target::url(url);
+        }
+        if let Some((program, rest)) = self.command.split_first() {
+            if embedded_only {
+                return Err(
+                    "--fault and --eras apply to the embedded reference server only".into(),
+                );
+            }
+            return Ok(Target::command(program.clone()).args(rest.iter().cloned()));
+        }
+        let mut config = reference::Config {
+            probe_profile,
+            ..reference::Config::default()
+        };
+        for name in &self.fault {
+            let fault: reference::Fault = name.parse().map_err(|e| format!("{e}"))?;
+            config.faults = std::mem::take(&mut config.faults).with(fault);
+        }
+        config.eras = match self.eras.as_deref() {
+            None | Some("both") => reference::Eras::Both,
+            Some("modern") => reference::Eras::Modern,
+            Some("legacy") => reference::Eras::Legacy,
+            Some(other) => {
+                return Err(format!(
+                    "--eras takes modern, legacy or both, not `{other}`"
+                ));
+            }
+        };
+        Ok(Target::Embedded(config))
+    }
+}

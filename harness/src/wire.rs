@@ -204,6 +204,19 @@ pub struct HttpContext {
     pub request_id: Option<Value>,
 }
 
+impl HttpContext {
+    /// Whether this exchange was the POST of the request with `id` (its response answers
+    /// that request, even when the body's own id is null).
+    pub fn answers(&self, id: &Value) -> bool {
+        self.request_id.as_ref() == Some(id)
+    }
+
+    /// A 4xx to a POSTed notification: HTTP's rejection of it (HTTP-3), not a JSON-RPC reply.
+    pub fn rejects_notification(&self) -> bool {
+        self.request_id.is_none() && (400..500).contains(&self.status)
+    }
+}
+
 impl Frame {
     /// Decodes one line (a trailing `\r` is tolerated and kept out of the raw bytes).
     pub fn decode(line: &[u8]) -> Frame {

@@ -317,3 +317,29 @@ pub fn assert_transcripts(
         }
     });
 }
+
+/// Asserts every check of `report` was skipped with a reason, containing `reason` if given.
+pub fn assert_all_skipped(report: &RunReport, reason: Option<&str>) {
+    for r in &report.results {
+        assert_eq!(
+            r.outcome.kind,
+            mcpspec::Kind::Skipped,
+            "{}: {}",
+            r.id,
+            r.outcome.message
+        );
+        assert!(
+            !r.outcome.message.is_empty(),
+            "{}: a skip without a reason",
+            r.id
+        );
+        if let Some(reason) = reason {
+            assert!(
+                r.outcome.message.contains(reason),
+                "{}: {}",
+                r.id,
+                r.outcome.message
+            );
+        }
+    }
+}

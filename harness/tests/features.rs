@@ -11,7 +11,7 @@
 mod common;
 
 use mcpspec::checks::catalogue;
-use mcpspec::{Check, Kind, Need, RunOptions};
+use mcpspec::{Check, Need, RunOptions};
 
 /// The areas these checks live in.
 const AREAS: &[&str] = &[
@@ -73,16 +73,7 @@ async fn probe_checks_are_skipped_without_the_probe_profile() {
         .filter(|c| c.needs.contains(&Need::ProbeProfile))
         .collect();
     let report = common::run(mcpspec::Target::embedded(), &checks, common::options()).await;
-    for r in &report.results {
-        assert_eq!(
-            r.outcome.kind,
-            Kind::Skipped,
-            "{}: {}",
-            r.id,
-            r.outcome.message
-        );
-        assert!(r.outcome.message.contains("--probe-profile"), "{}", r.id);
-    }
+    common::assert_all_skipped(&report, Some("--probe-profile"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -99,15 +90,7 @@ async fn reference_passes_and_transcripts_match_snapshots() {
 async fn legacy_only_server_skips_every_feature_check() {
     let target = common::reference_eras(common::eras("legacy"));
     let report = common::run(target, &feature_checks(), probe_options()).await;
-    for r in &report.results {
-        assert_eq!(
-            r.outcome.kind,
-            Kind::Skipped,
-            "{}: {}",
-            r.id,
-            r.outcome.message
-        );
-    }
+    common::assert_all_skipped(&report, None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

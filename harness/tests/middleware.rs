@@ -10,7 +10,7 @@
 mod common;
 
 use mcpspec::checks::catalogue;
-use mcpspec::{Check, Kind, Need, RunOptions};
+use mcpspec::{Check, Need, RunOptions};
 
 fn middleware_checks() -> Vec<Check> {
     let checks: Vec<Check> = catalogue()
@@ -52,16 +52,7 @@ async fn skipped_without_the_probe_profile() {
         common::options(),
     )
     .await;
-    for r in &report.results {
-        assert_eq!(
-            r.outcome.kind,
-            Kind::Skipped,
-            "{}: {}",
-            r.id,
-            r.outcome.message
-        );
-        assert!(r.outcome.message.contains("--probe-profile"), "{}", r.id);
-    }
+    common::assert_all_skipped(&report, Some("--probe-profile"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -7,7 +7,7 @@ use crate::check::{Check, Need, Scenario, Verdict};
 use crate::driver::{Incoming, Peer, Reply, notification, raw, request};
 use crate::outcome::{Era, Level, Outcome};
 use crate::protocol::{code, method};
-use crate::wire::Message;
+use crate::wire::{HttpContext, Message};
 
 pub fn group() -> Vec<Check> {
     vec![
@@ -371,7 +371,7 @@ async fn only_sentinel_reply(peer: &mut Peer, what: &str) -> Verdict {
     let (rejections, extra): (Vec<_>, Vec<_>) = frames.into_iter().partition(|f| {
         f.http
             .as_ref()
-            .is_some_and(|h| h.request_id.is_none() && (400..500).contains(&h.status))
+            .is_some_and(HttpContext::rejects_notification)
     });
     let extra: Vec<String> = extra.iter().map(|f| f.text()).collect();
     match extra.first() {

@@ -56,16 +56,8 @@ pub struct FuzzArgs {
     /// The largest line accepted from the server, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 4 * 1024 * 1024)]
     pub max_message: usize,
-    /// Embedded reference server only: switch on a fault. Repeatable.
-    #[arg(long, value_name = "NAME")]
-    pub fault: Vec<String>,
-    /// A streamable HTTP server to fuzz (`http://127.0.0.1:PORT/mcp`) instead of a command.
-    #[arg(long, value_name = "URL", conflicts_with = "command")]
-    pub url: Option<String>,
-    /// The server command and its arguments, after `--` (default: the embedded reference
-    /// server).
-    #[arg(last = true, value_name = "CMD")]
-    pub command: Vec<String>,
+    #[command(flatten)]
+    pub target: crate::target::TargetArgs,
 }
 
 /// `mcpspec replay`.
@@ -76,15 +68,8 @@ pub struct ReplayArgs {
     /// How long a reply may take, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 1.0)]
     pub timeout: f64,
-    /// Embedded reference server only: switch on a fault. Repeatable.
-    #[arg(long, value_name = "NAME")]
-    pub fault: Vec<String>,
-    /// A streamable HTTP server to replay against instead of a command.
-    #[arg(long, value_name = "URL", conflicts_with = "command")]
-    pub url: Option<String>,
-    /// The server command and its arguments, after `--`.
-    #[arg(last = true, value_name = "CMD")]
-    pub command: Vec<String>,
+    #[command(flatten)]
+    pub target: crate::target::TargetArgs,
 }
 
 fn usage(message: impl std::fmt::Display) -> u8 {
@@ -102,7 +87,7 @@ fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
 
 /// Runs `mcpspec fuzz`; returns the exit code.
 pub fn fuzz_main(args: FuzzArgs) -> u8 {
-    let target = match target_of(args.url.as_deref(), &args.command, &args.fault) {
+    let target = match args.target.target(false) {
         Ok(t) => t,
         Err(e) => return usage(e),
     };
@@ -186,7 +171,7 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
 
 /// Runs `mcpspec replay`; returns the exit code.
 pub fn replay_main(args: ReplayArgs) -> u8 {
-    let target = match target_of(args.url.as_deref(), &args.command, &args.fault) {
+    let target = match args.target.target(false) {
         Ok(t) => t,
         Err(e) => return usage(e),
     };
@@ -282,27 +267,6 @@ fn clock_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
-}
-
-fn target_of(url: Option<&str>, command: &[String], faults: &[String]) -> Result<Target, String> {
-    if let Some(url) = url {
-        if !faults.is_empty() {
-            return Err("--fault applies to the embedded reference server only".into());
-        }
-        return Target::url(url);
-    }
-    if let Some((program, rest)) = command.split_first() {
-        if !faults.is_empty() {
-            return Err("--fault applies to the embedded reference server only".into());
-        }
-        return Ok(Target::command(program.clone()).args(rest.iter().cloned()));
-    }
-    let mut config = mcp_reference_server::Config::default();
-    for name in faults {
-        let fault: mcp_reference_server::Fault = name.parse().map_err(|e| format!("{e}"))?;
-        config.faults = std::mem::take(&mut config.faults).with(fault);
-    }
-    Ok(Target::Embedded(config))
 }
 
 /// The reproducer path a summary names, for tests and scripts.

@@ -277,22 +277,20 @@ pub async fn run_case(
 /// null answers the POST that got it (judged with that id). Other lines are judged as written.
 fn attribute_http(bytes: Vec<u8>, ctx: Option<crate::wire::HttpContext>) -> Option<Vec<u8>> {
     let Some(ctx) = ctx else { return Some(bytes) };
-    match ctx.request_id {
-        None if (400..500).contains(&ctx.status) => None,
-        Some(id) => {
-            let mut json: serde_json::Value = match serde_json::from_slice(&bytes) {
-                Ok(v) => v,
-                Err(_) => return Some(bytes),
-            };
-            if json.get("id").is_some_and(serde_json::Value::is_null) && json.get("error").is_some()
-            {
-                json["id"] = id;
-                return serde_json::to_vec(&json).ok();
-            }
-            Some(bytes)
-        }
-        None => Some(bytes),
+    if ctx.rejects_notification() {
+        return None;
     }
+    let Some(id) = ctx.request_id else {
+        return Some(bytes);
+    };
+    let Ok(mut json) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return Some(bytes);
+    };
+    if json.get("id").is_some_and(serde_json::Value::is_null) && json.get("error").is_some() {
+        json["id"] = id;
+        return serde_json::to_vec(&json).ok();
+    }
+    Some(bytes)
 }
 
 /// Judges one line the server wrote.
