@@ -421,10 +421,6 @@ impl Peer {
         }
     }
 
-    pub fn is_closed(&self) -> bool {
-        self.closed
-    }
-
     pub fn stderr_tail(&self) -> Vec<String> {
         self.transport.stderr_tail()
     }

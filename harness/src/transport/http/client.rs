@@ -149,15 +149,6 @@ impl Response {
             .map(|(_, v)| v.as_str())
     }
 
-    /// Every value of a header.
-    pub fn header_all(&self, name: &str) -> Vec<&str> {
-        self.headers
-            .iter()
-            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-            .collect()
-    }
-
     pub fn content_type(&self) -> String {
         self.header("content-type")
             .unwrap_or("")
