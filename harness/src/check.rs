@@ -97,6 +97,8 @@ pub struct Facts {
     pub initialize_refused: bool,
     /// How a dual-era client negotiated with the target.
     pub negotiation: Option<crate::negotiation::Negotiation>,
+    /// Set when no probe connection received a single JSON-RPC message: what came instead.
+    pub never_mcp: Option<String>,
 }
 
 impl Facts {

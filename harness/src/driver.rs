@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 pub use builder::{Outgoing, notification, raw, request};
-pub use reply::{Reply, seconds, shorten};
+pub use reply::{Reply, Unrelated, seconds, shorten};
 
 use crate::outcome::Era;
 use crate::protocol::{code, method};
@@ -61,6 +61,15 @@ impl Default for Settings {
     }
 }
 
+/// Server→client requests kept whole per connection (more are counted, and answered up to
+/// [`MAX_ANSWERED`]).
+const MAX_SERVER_REQUESTS_KEPT: usize = 64;
+/// Server→client requests answered per connection; past this a burst is only counted, so a
+/// server that floods requests cannot keep the driver busy answering.
+const MAX_ANSWERED: u64 = 256;
+/// Unclaimed frames kept per connection; past this the oldest are dropped (and counted).
+const MAX_BACKLOG: usize = 256;
+
 /// One connection to the server under test.
 pub struct Peer {
     transport: LineTransport,
@@ -69,8 +78,12 @@ pub struct Peer {
     next_id: i64,
     /// Lines received but not yet claimed by an expectation.
     backlog: VecDeque<Frame>,
-    /// Every server→client request seen, in order.
+    /// The first server→client requests seen, in order (at most
+    /// [`MAX_SERVER_REQUESTS_KEPT`]; [`Peer::server_request_count`] counts them all).
     pub server_requests: Vec<Frame>,
+    server_requests_seen: u64,
+    /// Unclaimed frames dropped from a full backlog.
+    backlog_dropped: u64,
     /// Whether requests get the modern envelope by default.
     pub era: Era,
     /// Whether server→client requests are answered.
@@ -101,7 +114,6 @@ pub enum Incoming {
     Frame(Frame),
     Closed,
     TimedOut,
-    Overflow { limit: usize },
 }
 
 impl Peer {
@@ -120,6 +132,8 @@ impl Peer {
             next_id: 1,
             backlog: VecDeque::new(),
             server_requests: Vec::new(),
+            server_requests_seen: 0,
+            backlog_dropped: 0,
             era,
             answer_server_requests: true,
             closed: false,
@@ -176,7 +190,7 @@ impl Peer {
             Some(id) => self.expect_reply(&id).await,
             None => Reply::NoReply {
                 waited: Duration::ZERO,
-                unrelated: vec![],
+                unrelated: Unrelated::default(),
             },
         }
     }
@@ -189,7 +203,7 @@ impl Peer {
             Some(id) => self.expect_reply_within(&id, wait).await,
             None => Reply::NoReply {
                 waited: Duration::ZERO,
-                unrelated: vec![],
+                unrelated: Unrelated::default(),
             },
         };
         self.heard = heard || reply.frame().is_some();
@@ -209,60 +223,117 @@ impl Peer {
             if self.closed {
                 return Incoming::Closed;
             }
-            match self.transport.recv(deadline).await {
+            let mut frame = match self.transport.recv(deadline).await {
                 Recv::Line(bytes) => {
                     if let Some(ctx) = bytes.strip_prefix(crate::transport::http::CONTEXT_PREFIX) {
                         self.http_context = serde_json::from_slice(ctx).ok();
                         continue;
                     }
-                    self.heard = true;
-                    let mut frame = Frame::decode(&bytes);
-                    frame.http = self.http_context.take();
-                    self.rec.received(self.conn, &frame);
-                    if let Ok(Message::Request { id, method: m, .. }) = &frame.parsed {
-                        let (id, m) = (id.clone(), m.clone());
-                        self.server_requests.push(frame);
-                        if self.answer_server_requests {
-                            let answer = if m == method::PING {
-                                json!({"jsonrpc": "2.0", "id": id.to_json(), "result": {}})
-                            } else {
-                                json!({"jsonrpc": "2.0", "id": id.to_json(),
-                                       "error": {"code": code::METHOD_NOT_FOUND,
-                                                 "message": "mcpspec does not serve this"}})
-                            };
-                            self.rec.record(
-                                self.conn,
-                                Event::Answer {
-                                    message: answer.clone(),
-                                },
-                            );
-                            let bytes = crate::wire::encode_value(&answer);
-                            let deadline = Instant::now() + self.settings.expect_timeout;
-                            if let Err(e) = self.transport.send(&bytes, deadline).await {
-                                self.rec.record(
-                                    self.conn,
-                                    Event::SendFailed {
-                                        error: e.to_string(),
-                                    },
-                                );
-                            }
-                        }
-                        continue;
+                    if let Some(why) = bytes.strip_prefix(crate::transport::http::FAILURE_PREFIX) {
+                        let http = self.http_context.take().unwrap_or_default();
+                        Frame::http_failure(String::from_utf8_lossy(why).into_owned(), http)
+                    } else {
+                        Frame::decode(&bytes)
                     }
-                    return Incoming::Frame(frame);
                 }
+                Recv::Overflow { limit, head } => Frame::oversized(&head, limit),
                 Recv::Closed => {
                     self.closed = true;
                     self.rec.record(self.conn, Event::Closed);
                     return Incoming::Closed;
                 }
                 Recv::TimedOut => return Incoming::TimedOut,
-                Recv::Overflow { limit } => {
-                    self.rec.record(self.conn, Event::Overflow { limit });
-                    return Incoming::Overflow { limit };
-                }
+            };
+            self.heard = true;
+            if frame.http.is_none() {
+                frame.http = self.http_context.take();
+            }
+            if let Ok(Message::Request { id, method: m, .. }) = &frame.parsed {
+                let (id, m) = (id.clone(), m.clone());
+                self.server_request(frame, &id, &m, deadline).await;
+                continue;
+            }
+            self.rec.received(self.conn, &frame);
+            return Incoming::Frame(frame);
+        }
+    }
+
+    /// Records a server→client request and answers it (ping with `{}`, anything else with
+    /// -32601), within the read's deadline; a burst past the bounds is only counted.
+    async fn server_request(
+        &mut self,
+        frame: Frame,
+        id: &crate::wire::Id,
+        m: &str,
+        deadline: Instant,
+    ) {
+        self.server_requests_seen += 1;
+        let seen = self.server_requests_seen;
+        if self.server_requests.len() < MAX_SERVER_REQUESTS_KEPT {
+            self.rec.received(self.conn, &frame);
+            self.server_requests.push(frame);
+        } else if self.server_requests.len() == MAX_SERVER_REQUESTS_KEPT
+            && seen == MAX_SERVER_REQUESTS_KEPT as u64 + 1
+        {
+            self.note(format!(
+                "more than {MAX_SERVER_REQUESTS_KEPT} server→client requests: later ones are counted, not kept"
+            ));
+        }
+        if !self.answer_server_requests || seen > MAX_ANSWERED {
+            if seen == MAX_ANSWERED + 1 && self.answer_server_requests {
+                self.note(format!(
+                    "stopped answering server→client requests after {MAX_ANSWERED}"
+                ));
+            }
+            return;
+        }
+        let answer = if m == method::PING {
+            json!({"jsonrpc": "2.0", "id": id.to_json(), "result": {}})
+        } else {
+            json!({"jsonrpc": "2.0", "id": id.to_json(),
+                   "error": {"code": code::METHOD_NOT_FOUND,
+                             "message": "mcpspec does not serve this"}})
+        };
+        if seen <= MAX_SERVER_REQUESTS_KEPT as u64 {
+            self.rec.record(
+                self.conn,
+                Event::Answer {
+                    message: answer.clone(),
+                },
+            );
+        }
+        let bytes = crate::wire::encode_value(&answer);
+        // A server that stops reading its input cannot hold the driver past the read's deadline.
+        let write_by = deadline
+            .min(Instant::now() + self.settings.expect_timeout)
+            .max(Instant::now() + Duration::from_millis(50));
+        if let Err(e) = self.transport.send(&bytes, write_by).await {
+            self.rec.record(
+                self.conn,
+                Event::SendFailed {
+                    error: e.to_string(),
+                },
+            );
+        }
+    }
+
+    /// How many server→client requests arrived on this connection (kept or not).
+    pub fn server_request_count(&self) -> u64 {
+        self.server_requests_seen
+    }
+
+    /// Keeps an unclaimed frame for later expectations; a full backlog drops its oldest.
+    fn keep(&mut self, frame: Frame) {
+        if self.backlog.len() >= MAX_BACKLOG {
+            self.backlog.pop_front();
+            self.backlog_dropped += 1;
+            if self.backlog_dropped == 1 {
+                self.note(format!(
+                    "more than {MAX_BACKLOG} unclaimed messages: the oldest are dropped"
+                ));
             }
         }
+        self.backlog.push_back(frame);
     }
 
     /// Waits for the reply whose `id` matches. The match is loose about the id's JSON type
@@ -302,13 +373,13 @@ impl Peer {
             }
         }
         let deadline = Instant::now() + wait;
-        let mut unrelated = Vec::new();
+        let mut unrelated = Unrelated::default();
         loop {
             match self.read(deadline).await {
                 Incoming::Frame(f) if is_reply_to(&f, id) => return Reply::Frame(f),
                 Incoming::Frame(f) => {
-                    unrelated.push(f.text());
-                    self.backlog.push_back(f);
+                    unrelated.add(&f);
+                    self.keep(f);
                 }
                 Incoming::TimedOut => {
                     self.rec.record(
@@ -323,13 +394,22 @@ impl Peer {
                         unrelated,
                     };
                 }
-                Incoming::Closed => {
-                    return Reply::Closed {
-                        exit: self.exit_soon().await,
-                    };
-                }
-                Incoming::Overflow { limit } => return Reply::Overflow { limit },
+                Incoming::Closed => return self.closed_reply().await,
             }
+        }
+    }
+
+    /// The reply for a closed output: how the server ended and the tail of its stderr.
+    async fn closed_reply(&mut self) -> Reply {
+        let exit = self.exit_soon().await;
+        if exit.is_some() {
+            self.transport
+                .stderr_settled(Duration::from_millis(200))
+                .await;
+        }
+        Reply::Closed {
+            exit,
+            stderr: self.stderr_tail(),
         }
     }
 
@@ -358,12 +438,9 @@ impl Peer {
             Incoming::Frame(f) => Reply::Frame(f),
             Incoming::TimedOut => Reply::NoReply {
                 waited: wait,
-                unrelated: vec![],
+                unrelated: Unrelated::default(),
             },
-            Incoming::Closed => Reply::Closed {
-                exit: self.exit_soon().await,
-            },
-            Incoming::Overflow { limit } => Reply::Overflow { limit },
+            Incoming::Closed => self.closed_reply().await,
         }
     }
 
@@ -430,22 +507,20 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Whether `frame` answers the request with `id`: a response or error (valid JSON-RPC or not)
-/// whose `id` equals it, or equals it up to the JSON type (a number for a numeric string and
-/// the other way round).
+/// Whether `frame` answers the request with `id`: a frame without `method` (POL-23) whose `id`
+/// equals it, or equals it up to the JSON type (a number for a numeric string and the other way
+/// round). Frames that could not be parsed whole match by the id a shallow scan read (a reply
+/// too deep, not UTF-8 or over the bound is a reply mcpspec could not read, not "no reply").
 fn is_reply_to(frame: &Frame, id: &Value) -> bool {
     // Over HTTP the response to a POST answers that POST, even when its body's id is null.
     let answers_post = frame
         .http
         .as_ref()
         .is_some_and(|h| h.request_id.as_ref() == Some(id));
-    let Some(json) = &frame.json else {
-        return answers_post;
-    };
-    if json.get("method").is_some() {
+    if frame.has_method() {
         return false;
     }
-    let Some(got) = json.get("id") else {
+    let Some(got) = frame.raw_id() else {
         return answers_post;
     };
     if got.is_null() && answers_post {

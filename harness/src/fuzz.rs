@@ -147,6 +147,7 @@ pub async fn fuzz(
     out: Option<&Path>,
     mut progress: impl FnMut(&Stats, usize),
 ) -> Result<FuzzReport, StartError> {
+    crate::preflight::preflight(target, options.exec.max_message).await?;
     let started = Instant::now();
     let seeds = Arc::new(options.seeds.clone());
     let strategy = strategy::case(seeds);
@@ -255,6 +256,7 @@ pub async fn replay(
     case: &[Vec<u8>],
     exec: &ExecOptions,
 ) -> Result<Outcome, StartError> {
+    crate::preflight::preflight(target, exec.max_message).await?;
     run_case(target, case, exec).await
 }
 

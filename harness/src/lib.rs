@@ -37,6 +37,7 @@ pub mod fuzz;
 pub mod fuzzing;
 pub mod negotiation;
 pub mod outcome;
+pub mod preflight;
 pub mod protocol;
 pub mod report;
 pub mod requirements;

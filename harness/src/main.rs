@@ -314,6 +314,10 @@ fn run(args: RunArgs) -> u8 {
             return usage_error(format!("cannot write {}: {e}", path.display()));
         }
     }
+    if let Some(reason) = &report.target_failure {
+        eprintln!("mcpspec: {reason}");
+        return exit::TARGET;
+    }
     if report.passed() {
         exit::OK
     } else {

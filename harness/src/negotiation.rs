@@ -271,8 +271,8 @@ pub fn matrix_versions() -> Vec<&'static str> {
 
 /// Builds the matrix: every cell on a fresh connection (POL-8), cells run concurrently.
 pub async fn matrix(target: &Target, settings: &Arc<Settings>) -> Result<Matrix, StartError> {
-    // Fail fast (exit 3) if the target cannot start at all.
-    drop(target.connect(settings.max_message)?);
+    // Fail fast (exit 3) if the target cannot start or be reached at all.
+    crate::preflight::preflight(target, settings.max_message).await?;
     let mut handles = Vec::new();
     for v in matrix_versions() {
         for legacy in [false, true] {

@@ -122,6 +122,10 @@ pub struct RunReport {
     pub results: Vec<CheckResult>,
     pub summary: Summary,
     pub duration_ms: u64,
+    /// Set when the target never produced a JSON-RPC message: every check is an Error with
+    /// this reason and the run exits 3 (the target, not a check, failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_failure: Option<String>,
 }
 
 impl RunReport {
@@ -139,6 +143,7 @@ impl RunReport {
             results,
             summary: Summary::default(),
             duration_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
+            target_failure: None,
         };
         report.summarize();
         report

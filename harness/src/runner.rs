@@ -58,7 +58,34 @@ pub async fn run_observed(
     let started = Instant::now();
     let target = Arc::new(target);
     let settings = Arc::new(options.settings.clone());
-    let facts = Arc::new(probe(&target, &settings).await?);
+    crate::preflight::preflight(&target, settings.max_message).await?;
+    let facts = probe(&target, &settings).await?;
+    if let Some(what) = &facts.never_mcp {
+        // Not a conformance question: nothing the checks could judge came back.
+        let reason = format!("the target never produced a JSON-RPC message: {what}");
+        let results = checks
+            .iter()
+            .map(|check| {
+                let result = CheckResult::new(
+                    check,
+                    Outcome::error(reason.clone()),
+                    Duration::ZERO,
+                    vec![],
+                );
+                observe(&result);
+                result
+            })
+            .collect();
+        let mut report = RunReport::new(
+            &target,
+            Negotiated::from_facts(&facts),
+            results,
+            started.elapsed(),
+        );
+        report.target_failure = Some(reason);
+        return Ok(report);
+    }
+    let facts = Arc::new(facts);
     let check_options = Arc::new(options.checks.clone());
     let permits = Arc::new(Semaphore::new(options.jobs.max(1)));
 
@@ -166,11 +193,14 @@ fn unmet_need(
 /// `server/discover` and a legacy `initialize`, each on a fresh connection.
 pub async fn probe(target: &Target, settings: &Arc<Settings>) -> Result<Facts, StartError> {
     let rec = crate::transcript::Recorder::default();
+    let legacy_rec = crate::transcript::Recorder::default();
     let client = Client::default();
-    // The two probes use separate connections; run them side by side.
+    // The two probes use separate connections; run them side by side, each under a cap, so a
+    // server that floods or stalls cannot hold the run before its first check.
+    let cap = settings.scenario_timeout + settings.startup_timeout;
     let (negotiation, legacy) = tokio::join!(
-        negotiate(target, settings, &client, &rec),
-        probe_legacy(target, settings)
+        capped(cap, negotiate(target, settings, &client, &rec)),
+        capped(cap, probe_legacy(target, settings, &legacy_rec))
     );
     let (negotiation, (initialize_seen, initialize, initialize_refused)) = (negotiation?, legacy?);
     let mut facts = Facts {
@@ -179,15 +209,59 @@ pub async fn probe(target: &Target, settings: &Arc<Settings>) -> Result<Facts, S
         initialize_refused,
         ..Facts::default()
     };
+    let heard_rpc = received_rpc(&rec) || received_rpc(&legacy_rec);
     match &negotiation.discover {
         Some(result) => {
             facts.discover = Some(result.clone());
             facts.discover_seen = "a DiscoverResult".into();
         }
-        None => probe_broken_modern(target, settings, &mut facts).await?,
+        None if heard_rpc => probe_broken_modern(target, settings, &mut facts).await?,
+        None => {
+            let because = match &negotiation.path {
+                crate::negotiation::Path::Unreachable { because } => because.clone(),
+                other => other.to_string(),
+            };
+            facts.discover_seen = because.clone();
+            facts.never_mcp = Some(format!(
+                "{because}; a legacy ping and initialize got {}",
+                facts.initialize_seen
+            ));
+        }
     }
     facts.negotiation = Some(negotiation);
     Ok(facts)
+}
+
+/// Whether a transcript shows the server speaking JSON-RPC at all, however badly: a valid
+/// message, any JSON (a wrong `jsonrpc` member, a bad id), a JSON fragment (a message broken
+/// over lines), or an HTTP 4xx (a transport-level refusal an MCP endpoint may give). Silence,
+/// plain text, HTML pages, redirects, 5xx pages and bodies cut short are not.
+fn received_rpc(rec: &crate::transcript::Recorder) -> bool {
+    use crate::transcript::Event;
+    rec.entries().iter().any(|e| match &e.event {
+        Event::Recv { .. } | Event::RecvLarge { .. } => true,
+        Event::RecvInvalid {
+            text, http_status, ..
+        } => {
+            text.trim_start().starts_with(['{', '['])
+                || http_status.is_some_and(|s| (400..500).contains(&s))
+        }
+        _ => false,
+    })
+}
+
+/// Runs a probe step under `cap`; past it the step counts as unanswered.
+async fn capped<T>(
+    cap: std::time::Duration,
+    step: impl std::future::Future<Output = Result<T, StartError>>,
+) -> Result<T, StartError> {
+    match tokio::time::timeout(cap, step).await {
+        Ok(r) => r,
+        Err(_) => Err(StartError::new(format!(
+            "the target did not finish the version probe within {}",
+            crate::driver::seconds(cap)
+        ))),
+    }
 }
 
 /// A legacy handshake on a fresh connection: a ping first (it gets the start-up allowance),
@@ -196,15 +270,10 @@ pub async fn probe(target: &Target, settings: &Arc<Settings>) -> Result<Facts, S
 async fn probe_legacy(
     target: &Target,
     settings: &Arc<Settings>,
+    rec: &crate::transcript::Recorder,
 ) -> Result<(String, Option<Value>, bool), StartError> {
     let transport = target.connect(settings.max_message)?;
-    let mut peer = Peer::new(
-        transport,
-        Default::default(),
-        0,
-        Era::Legacy,
-        settings.clone(),
-    );
+    let mut peer = Peer::new(transport, rec.clone(), 0, Era::Legacy, settings.clone());
     let _ = peer.call(request(method::PING)).await;
     let reply = initialize_within(&mut peer, settings.expect_timeout).await;
     let result = reply

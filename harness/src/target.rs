@@ -24,13 +24,24 @@ pub enum Target {
     Url(crate::transport::http::client::Endpoint),
 }
 
-/// The target could not be started (exit code 3).
-#[derive(Debug, thiserror::Error)]
-#[error("cannot start `{program}`: {source}")]
+/// The target could not be started or reached (exit code 3): one message naming the cause,
+/// with the tail of the server's stderr when there is one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct StartError {
-    pub program: String,
-    #[source]
-    pub source: std::io::Error,
+    pub message: String,
+}
+
+impl StartError {
+    pub fn new(message: impl Into<String>) -> Self {
+        StartError {
+            message: message.into(),
+        }
+    }
+
+    fn spawn(program: &str, source: &std::io::Error) -> Self {
+        StartError::new(format!("cannot start `{program}`: {source}"))
+    }
 }
 
 impl Target {
@@ -160,15 +171,14 @@ impl Target {
                 if let Some(dir) = cwd {
                     cmd.current_dir(dir);
                 }
-                let mut child = cmd.spawn().map_err(|source| StartError {
-                    program: program.clone(),
-                    source,
-                })?;
+                let mut child = cmd
+                    .spawn()
+                    .map_err(|source| StartError::spawn(program, &source))?;
                 let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-                    return Err(StartError {
-                        program: program.clone(),
-                        source: std::io::Error::other("stdio pipes were not created"),
-                    });
+                    return Err(StartError::spawn(
+                        program,
+                        &std::io::Error::other("stdio pipes were not created"),
+                    ));
                 };
                 Ok(LineTransport::new(
                     Box::new(stdin),

@@ -34,6 +34,13 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         http_status: Option<u16>,
     },
+    /// A message too large to keep whole in the transcript: its size and first bytes.
+    RecvLarge {
+        bytes: usize,
+        text: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        http_status: Option<u16>,
+    },
     /// A line received that is not a valid JSON-RPC message.
     RecvInvalid {
         text: String,
@@ -57,25 +64,74 @@ pub enum Event {
     SendFailed { error: String },
     /// A remark by the check.
     Note { text: String },
+    /// The transcript's budget ran out: this many later events (mostly received messages)
+    /// were counted but not kept.
+    Dropped { events: u64, bytes: u64 },
 }
 
-/// A shared, append-only transcript for one scenario.
+/// A shared, append-only transcript for one scenario. Bounded whatever the server sends: past
+/// [`MAX_KEPT_BYTES`] of received text or [`MAX_KEPT_ENTRIES`] entries, messages are counted
+/// instead of kept, and the count closes the transcript as one [`Event::Dropped`].
 #[derive(Debug, Clone, Default)]
-pub struct Recorder(Arc<Mutex<Vec<Entry>>>);
+pub struct Recorder(Arc<Mutex<Log>>);
+
+#[derive(Debug, Default)]
+struct Log {
+    entries: Vec<Entry>,
+    kept_bytes: usize,
+    dropped_events: u64,
+    dropped_bytes: u64,
+}
+
+/// The budget of received text one transcript keeps.
+pub const MAX_KEPT_BYTES: usize = 1024 * 1024;
+/// The most entries one transcript keeps.
+pub const MAX_KEPT_ENTRIES: usize = 2000;
+/// A received message larger than this is kept as its size and first bytes only.
+pub const MAX_MESSAGE_KEPT: usize = 64 * 1024;
 
 impl Recorder {
     pub fn record(&self, conn: u32, event: Event) {
-        if let Ok(mut entries) = self.0.lock() {
-            let seq = u32::try_from(entries.len())
-                .unwrap_or(u32::MAX)
-                .saturating_add(1);
-            entries.push(Entry { seq, conn, event });
+        self.record_sized(conn, event, 64);
+    }
+
+    /// Records an event whose text is about `size` bytes; a message over the budget is only
+    /// counted.
+    fn record_sized(&self, conn: u32, event: Event, size: usize) {
+        let Ok(mut log) = self.0.lock() else {
+            return;
+        };
+        let is_message = matches!(
+            event,
+            Event::Recv { .. }
+                | Event::RecvLarge { .. }
+                | Event::RecvInvalid { .. }
+                | Event::Answer { .. }
+        );
+        let over_budget =
+            log.kept_bytes + size > MAX_KEPT_BYTES || log.entries.len() >= MAX_KEPT_ENTRIES;
+        // Control events (timeouts, exits, notes) are kept a while longer than messages, so a
+        // flood cannot hide how the scenario ended.
+        if (is_message && over_budget) || log.entries.len() >= 2 * MAX_KEPT_ENTRIES {
+            log.dropped_events += 1;
+            log.dropped_bytes += size as u64;
+            return;
         }
+        log.kept_bytes += size;
+        let seq = u32::try_from(log.entries.len())
+            .unwrap_or(u32::MAX)
+            .saturating_add(1);
+        log.entries.push(Entry { seq, conn, event });
     }
 
     pub fn received(&self, conn: u32, frame: &Frame) {
         let http_status = frame.http.as_ref().map(|h| h.status);
         let event = match (&frame.parsed, &frame.json) {
+            (Ok(_), Some(_)) if frame.raw.len() > MAX_MESSAGE_KEPT => Event::RecvLarge {
+                bytes: frame.raw.len(),
+                text: clip(&frame.text()),
+                http_status,
+            },
             (Ok(_), Some(json)) => Event::Recv {
                 message: json.clone(),
                 http_status,
@@ -91,11 +147,29 @@ impl Recorder {
                 http_status,
             },
         };
-        self.record(conn, event);
+        self.record_sized(conn, event, frame.raw.len().min(MAX_MESSAGE_KEPT));
     }
 
+    /// The entries, closed by the count of what was dropped, if anything was.
     pub fn entries(&self) -> Vec<Entry> {
-        self.0.lock().map(|e| e.clone()).unwrap_or_default()
+        let Ok(log) = self.0.lock() else {
+            return Vec::new();
+        };
+        let mut entries = log.entries.clone();
+        if log.dropped_events > 0 {
+            let seq = u32::try_from(entries.len())
+                .unwrap_or(u32::MAX)
+                .saturating_add(1);
+            entries.push(Entry {
+                seq,
+                conn: entries.last().map_or(1, |e| e.conn),
+                event: Event::Dropped {
+                    events: log.dropped_events,
+                    bytes: log.dropped_bytes,
+                },
+            });
+        }
+        entries
     }
 }
 

@@ -28,8 +28,10 @@ pub enum Recv {
     Closed,
     /// Nothing arrived before the deadline.
     TimedOut,
-    /// A line exceeded the bound; its bytes were discarded up to the next newline.
-    Overflow { limit: usize },
+    /// A line exceeded the bound; its bytes past the first [`crate::wire::OVERSIZED_HEAD`]
+    /// (kept in `head`, so the line can still be matched by id) were discarded up to the next
+    /// newline.
+    Overflow { limit: usize, head: Vec<u8> },
 }
 
 /// A newline-delimited byte stream to and from one server (stdio child or in-memory).
@@ -96,7 +98,9 @@ impl LineTransport {
         }
     }
 
-    /// Reads the next line or event, waiting at most until `deadline`.
+    /// Reads the next line or event, waiting at most until `deadline`. Once the deadline has
+    /// passed this is `TimedOut` even while lines are still arriving, so a server that floods
+    /// its output cannot stretch a wait.
     pub async fn recv(&mut self, deadline: Instant) -> Recv {
         self.reader.next_line(deadline).await
     }
@@ -116,6 +120,11 @@ impl LineTransport {
     /// Whether the server is still running, without waiting.
     pub fn liveness(&mut self) -> Liveness {
         self.server.poll_exit()
+    }
+
+    /// Waits up to `within` for the server's stderr to end (after an exit).
+    pub async fn stderr_settled(&mut self, within: Duration) {
+        self.server.stderr_settled(within).await;
     }
 
     /// The last lines the server wrote to stderr (bounded).

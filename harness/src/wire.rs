@@ -180,7 +180,39 @@ pub enum DecodeError {
     ErrorObject(String),
     #[error("`params` is {found}, expected an object or array")]
     ParamsType { found: &'static str },
+    #[error("nested {depth} levels deep, deeper than mcpspec's parsing limit of {limit}")]
+    TooDeep { depth: usize, limit: usize },
+    #[error("longer than the {limit}-byte message bound (--max-message)")]
+    TooLarge { limit: usize },
+    /// The HTTP exchange failed or carried no JSON-RPC body (HTTP targets only); the text says
+    /// what came instead (a status and reason, a redirect, a body cut short, a garbage status
+    /// line).
+    #[error("{0}")]
+    Http(String),
 }
+
+impl DecodeError {
+    /// Whether the bytes could not be read as JSON at all (as opposed to JSON that breaks a
+    /// JSON-RPC rule): a reply in this state is "a reply mcpspec could not read".
+    pub fn is_unreadable(&self) -> bool {
+        matches!(
+            self,
+            DecodeError::NotUtf8 { .. }
+                | DecodeError::Json { .. }
+                | DecodeError::TooDeep { .. }
+                | DecodeError::TooLarge { .. }
+        )
+    }
+}
+
+/// The deepest nesting the codec parses. serde_json's own recursion limit, reported as such: no
+/// real MCP message comes near it, and parsing deeper on a worker thread's stack would risk an
+/// overflow.
+pub const MAX_DEPTH: usize = 128;
+
+/// How many leading bytes of a line over the message bound are kept (for id matching and the
+/// transcript); the rest is discarded unread.
+pub const OVERSIZED_HEAD: usize = 4096;
 
 /// One line received from (or sent to) a peer: its exact bytes and what they decode to.
 #[derive(Debug, Clone, PartialEq)]
@@ -193,11 +225,25 @@ pub struct Frame {
     pub parsed: Result<Message, DecodeError>,
     /// The HTTP exchange the frame came back on (HTTP targets only).
     pub http: Option<HttpContext>,
+    /// The top-level members of a line that could not be parsed whole (too deep, not UTF-8,
+    /// cut at the size bound), read by a shallow scan so a reply can still be matched to its
+    /// request by id. `None` when `json` is present (it says more) or nothing could be read.
+    pub envelope: Option<Envelope>,
+}
+
+/// What a shallow scan of an unparseable object found at its top level.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Envelope {
+    /// The `id` member, when it is a scalar that parses.
+    pub id: Option<Value>,
+    pub has_method: bool,
+    pub has_result: bool,
+    pub has_error: bool,
 }
 
 /// Where an HTTP-borne frame came from: the status of the response that carried it and the
 /// id of the request whose POST it answered (the JSON-RPC id inside may be null).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HttpContext {
     pub status: u16,
     /// The JSON-RPC id of the POSTed message, if it had one.
@@ -221,60 +267,242 @@ impl Frame {
     /// Decodes one line (a trailing `\r` is tolerated and kept out of the raw bytes).
     pub fn decode(line: &[u8]) -> Frame {
         let raw = line.strip_suffix(b"\r").unwrap_or(line).to_vec();
-        let text = match std::str::from_utf8(&raw) {
-            Ok(t) => t,
-            Err(e) => {
-                let parsed = Err(DecodeError::NotUtf8 {
-                    offset: e.valid_up_to(),
-                });
-                return Frame {
-                    raw,
-                    json: None,
-                    parsed,
-                    http: None,
-                };
+        let (json, parsed) = match parse_json(&raw) {
+            Ok(json) => {
+                let parsed = classify(&json);
+                (Some(json), parsed)
             }
+            Err(e) => (None, Err(e)),
         };
-        if text.trim().is_empty() {
-            return Frame {
-                raw,
-                json: None,
-                parsed: Err(DecodeError::Empty),
-                http: None,
-            };
-        }
-        let json: Value = match serde_json::from_str(text) {
-            Ok(v) => v,
-            Err(e) => {
-                let parsed = Err(DecodeError::Json {
-                    message: json_error_text(&e),
-                    line: e.line(),
-                    column: e.column(),
-                });
-                return Frame {
-                    raw,
-                    json: None,
-                    parsed,
-                    http: None,
-                };
-            }
+        let envelope = if json.is_none() {
+            scan_envelope(&raw)
+        } else {
+            None
         };
-        let parsed = classify(&json);
         Frame {
             raw,
-            json: Some(json),
+            json,
             parsed,
             http: None,
+            envelope,
+        }
+    }
+
+    /// A line that exceeded the message bound: only its first bytes were kept.
+    pub fn oversized(head: &[u8], limit: usize) -> Frame {
+        Frame {
+            raw: head.to_vec(),
+            json: None,
+            parsed: Err(DecodeError::TooLarge { limit }),
+            http: None,
+            envelope: scan_envelope(head),
+        }
+    }
+
+    /// An HTTP exchange that produced no JSON-RPC body; `why` says what came instead.
+    pub fn http_failure(why: String, http: HttpContext) -> Frame {
+        Frame {
+            raw: why.clone().into_bytes(),
+            json: None,
+            parsed: Err(DecodeError::Http(why)),
+            http: Some(http),
+            envelope: None,
+        }
+    }
+
+    /// Whether the frame has a top-level `method` member (a request or notification, never a
+    /// reply: POL-23).
+    pub fn has_method(&self) -> bool {
+        match &self.json {
+            Some(json) => json.get("method").is_some(),
+            None => self.envelope.as_ref().is_some_and(|e| e.has_method),
         }
     }
 
     /// The `id` member as the peer wrote it, even for frames that are not valid JSON-RPC.
+    /// The shallow scan supplies it when the line could not be parsed whole.
     pub fn raw_id(&self) -> Option<&Value> {
-        self.json.as_ref()?.get("id")
+        match &self.json {
+            Some(json) => json.get("id"),
+            None => self.envelope.as_ref()?.id.as_ref(),
+        }
     }
 
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.raw).into_owned()
+    }
+}
+
+/// Parses bytes as JSON, naming why they are not: not UTF-8, empty, nested past [`MAX_DEPTH`],
+/// or not JSON.
+pub fn parse_json(raw: &[u8]) -> Result<Value, DecodeError> {
+    let text = std::str::from_utf8(raw).map_err(|e| DecodeError::NotUtf8 {
+        offset: e.valid_up_to(),
+    })?;
+    if text.trim().is_empty() {
+        return Err(DecodeError::Empty);
+    }
+    serde_json::from_str(text).map_err(|e| {
+        if e.to_string().starts_with("recursion limit exceeded") {
+            DecodeError::TooDeep {
+                depth: nesting_depth(raw),
+                limit: MAX_DEPTH,
+            }
+        } else {
+            DecodeError::Json {
+                message: json_error_text(&e),
+                line: e.line(),
+                column: e.column(),
+            }
+        }
+    })
+}
+
+/// The deepest nesting of `[`/`{` in JSON-ish bytes, strings skipped (no recursion, any depth).
+pub fn nesting_depth(bytes: &[u8]) -> usize {
+    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &b in bytes {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Reads the top-level members of an object without parsing nested values, so a line too deep,
+/// not UTF-8 or cut short can still be matched by its `id`. Stops quietly at the first byte it
+/// cannot follow and returns what it found; `None` when the bytes do not start an object.
+pub fn scan_envelope(bytes: &[u8]) -> Option<Envelope> {
+    let mut scan = Scanner { bytes, at: 0 };
+    scan.skip_ws();
+    if scan.peek()? != b'{' {
+        return None;
+    }
+    scan.at += 1;
+    let mut envelope = Envelope::default();
+    loop {
+        scan.skip_ws();
+        let start = scan.at;
+        if !scan.skip_string() {
+            break;
+        }
+        let key: Option<String> = serde_json::from_slice(&bytes[start..scan.at]).ok();
+        scan.skip_ws();
+        if scan.peek() != Some(b':') {
+            break;
+        }
+        scan.at += 1;
+        scan.skip_ws();
+        let value_start = scan.at;
+        if !scan.skip_value() {
+            break;
+        }
+        match key.as_deref() {
+            Some("id") => envelope.id = serde_json::from_slice(&bytes[value_start..scan.at]).ok(),
+            Some("method") => envelope.has_method = true,
+            Some("result") => envelope.has_result = true,
+            Some("error") => envelope.has_error = true,
+            _ => {}
+        }
+        scan.skip_ws();
+        if scan.peek() != Some(b',') {
+            break;
+        }
+        scan.at += 1;
+    }
+    Some(envelope)
+}
+
+/// A cursor over JSON-ish bytes that skips values without building them.
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Scanner<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    /// Skips a complete string (the cursor on its opening quote); false if it does not end.
+    fn skip_string(&mut self) -> bool {
+        if self.peek() != Some(b'"') {
+            return false;
+        }
+        let mut i = self.at + 1;
+        while let Some(&b) = self.bytes.get(i) {
+            match b {
+                b'\\' => i += 2,
+                b'"' => {
+                    self.at = i + 1;
+                    return true;
+                }
+                _ => i += 1,
+            }
+        }
+        false
+    }
+
+    /// Skips one value of any depth (strings, scalars, balanced brackets); false if it does not
+    /// end within the bytes.
+    fn skip_value(&mut self) -> bool {
+        match self.peek() {
+            Some(b'"') => self.skip_string(),
+            Some(b'{' | b'[') => {
+                let mut depth = 0usize;
+                while let Some(b) = self.peek() {
+                    match b {
+                        b'"' => {
+                            if !self.skip_string() {
+                                return false;
+                            }
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.at += 1;
+                                return true;
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.at += 1;
+                }
+                false
+            }
+            Some(_) => {
+                let start = self.at;
+                while matches!(self.peek(), Some(b) if !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+                {
+                    self.at += 1;
+                }
+                self.at > start && self.peek().is_some()
+            }
+            None => false,
+        }
     }
 }
 

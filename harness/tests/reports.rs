@@ -100,6 +100,7 @@ fn fixed_report() -> RunReport {
             path: "server/discover probe: a DiscoverResult".into(),
         },
         results,
+        target_failure: None,
         summary: Summary {
             stale: vec!["modern/discover/result-shape".into()],
             ..Summary::default()

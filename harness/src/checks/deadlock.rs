@@ -69,10 +69,10 @@ pub async fn detect(peer: &mut Peer, client_name: &str) -> Detection {
         .await;
     match &ready {
         Reply::Frame(_) => {}
-        Reply::Closed { exit } => {
+        Reply::Closed { .. } => {
             return Detection::Crash(format!(
-                "the server ended before initialize ({})",
-                exit.as_deref().unwrap_or("closed")
+                "the server ended before initialize: {}",
+                ready.describe()
             ));
         }
         _ => {
@@ -82,14 +82,14 @@ pub async fn detect(peer: &mut Peer, client_name: &str) -> Detection {
             ));
         }
     }
-    let seen_before = peer.server_requests.len();
+    let seen_before = peer.server_request_count();
     let reply = initialize(peer, version::LATEST_LEGACY, client_name).await;
     match &reply {
         Reply::Frame(_) => return Detection::Answered(reply),
-        Reply::Closed { exit } => {
+        Reply::Closed { .. } => {
             return Detection::Crash(format!(
-                "crash: the server ended during initialize ({})",
-                exit.as_deref().unwrap_or("output closed")
+                "crash: the server ended during initialize: {}",
+                reply.describe()
             ));
         }
         _ => {}
@@ -106,12 +106,15 @@ pub async fn detect(peer: &mut Peer, client_name: &str) -> Detection {
             "initialize got no reply within {}, though ping is still answered (slow, not a reader deadlock)",
             seconds(t)
         )),
-        Reply::Closed { exit } => Detection::Crash(format!(
-            "crash: the server ended during initialize ({})",
-            exit.unwrap_or_default()
+        Reply::Closed { .. } => Detection::Crash(format!(
+            "crash: the server ended during initialize: {}",
+            probe.describe()
         )),
-        _ if peer.server_requests.len() > seen_before => {
-            let m = peer.server_requests[seen_before].text();
+        _ if peer.server_request_count() > seen_before => {
+            let m = usize::try_from(seen_before)
+                .ok()
+                .and_then(|i| peer.server_requests.get(i))
+                .map_or_else(|| "a request".to_owned(), |f| f.text());
             Detection::Deadlock(format!(
                 "deadlock: the server awaited a client reply while handling initialize (it sent {} and, \
                  answered, still stalled: no reply to initialize or to a ping within {} each)",

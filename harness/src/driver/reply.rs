@@ -5,7 +5,10 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::outcome::Outcome;
-use crate::wire::{ErrorObject, Frame, Message};
+use crate::wire::{DecodeError, ErrorObject, Frame, Message};
+
+/// How many stderr lines a "closed its output" verdict quotes.
+const STDERR_IN_VERDICT: usize = 5;
 
 /// The answer (or its absence) to one request.
 // Short-lived and matched right away: boxing the frame would only add an allocation per reply.
@@ -17,12 +20,36 @@ pub enum Reply {
     /// Nothing matching arrived within the wait.
     NoReply {
         waited: Duration,
-        unrelated: Vec<String>,
+        unrelated: Unrelated,
     },
-    /// The server closed its output first.
-    Closed { exit: Option<String> },
-    /// A reply line exceeded the size bound.
-    Overflow { limit: usize },
+    /// The server closed its output first: how it ended (if it did so promptly) and the last
+    /// lines of its stderr.
+    Closed {
+        exit: Option<String>,
+        stderr: Vec<String>,
+    },
+}
+
+/// What arrived instead of an awaited reply: counted, the first few kept as short texts.
+#[derive(Debug, Clone, Default)]
+pub struct Unrelated {
+    pub count: u64,
+    pub first: Vec<String>,
+}
+
+impl Unrelated {
+    const KEPT: usize = 3;
+
+    pub fn add(&mut self, frame: &Frame) {
+        self.count += 1;
+        if self.first.len() < Self::KEPT {
+            self.first.push(shorten(&frame.text(), 200));
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
 }
 
 impl Reply {
@@ -67,6 +94,11 @@ impl Reply {
                     format!("a result {}", shorten(&result.to_string(), 120))
                 }
                 Ok(other) => format!("a {}", kind_name(other)),
+                Err(DecodeError::Http(why)) => format!("no JSON-RPC reply: {why}"),
+                Err(e) if e.is_unreadable() => format!(
+                    "a reply mcpspec could not read, because it is {e}: {}",
+                    shorten(&f.text(), 120)
+                ),
                 Err(e) => format!(
                     "an invalid JSON-RPC line ({e}): {}",
                     shorten(&f.text(), 120)
@@ -78,12 +110,20 @@ impl Reply {
             Reply::NoReply { waited, unrelated } => format!(
                 "no reply within {} ({} unrelated line(s) instead, first: {})",
                 seconds(*waited),
-                unrelated.len(),
-                shorten(&unrelated[0], 120)
+                unrelated.count,
+                shorten(&unrelated.first[0], 120)
             ),
-            Reply::Closed { exit: Some(how) } => format!("the server closed its output ({how})"),
-            Reply::Closed { exit: None } => "the server closed its output".into(),
-            Reply::Overflow { limit } => format!("a reply longer than the {limit}-byte bound"),
+            Reply::Closed { exit, stderr } => {
+                let mut text = match exit {
+                    Some(how) => format!("the server closed its output ({how})"),
+                    None => "the server closed its output".into(),
+                };
+                if !stderr.is_empty() {
+                    let tail = &stderr[stderr.len().saturating_sub(STDERR_IN_VERDICT)..];
+                    text.push_str(&format!("; its stderr ends: {}", tail.join(" | ")));
+                }
+                text
+            }
         }
     }
 

@@ -209,6 +209,19 @@ pub async fn run_case(
                     http = serde_json::from_slice(ctx).ok();
                     continue;
                 }
+                if let Some(why) = bytes.strip_prefix(crate::transport::http::FAILURE_PREFIX) {
+                    // An exchange without a JSON-RPC body. An empty 2xx is judged by the
+                    // missing-reply oracles; anything else (a refused connection, an error page,
+                    // a body cut short, a reply that is not HTTP) is output that is not MCP.
+                    let status = http.take().map_or(0, |h| h.status);
+                    if !(200..300).contains(&status) {
+                        seen.violation(
+                            Oracle::NonMcpOutput,
+                            String::from_utf8_lossy(why).into_owned(),
+                        );
+                    }
+                    continue;
+                }
                 let Some(bytes) = attribute_http(bytes, http.take()) else {
                     continue;
                 };
@@ -226,7 +239,7 @@ pub async fn run_case(
                         options.reply_timeout
                     };
             }
-            Recv::Overflow { limit } => seen.violation(
+            Recv::Overflow { limit, .. } => seen.violation(
                 Oracle::OversizedOutput,
                 format!("the server wrote a line longer than {limit} bytes"),
             ),
@@ -311,6 +324,13 @@ async fn judge_line(
                     crate::driver::shorten(&frame.text(), 120)
                 ),
             );
+        }
+        // Deeper than the codec parses: no violation can be judged inside it, but its id (read
+        // by the shallow scan) still counts as a reply, so the oracle never blames the server for
+        // a limit of mcpspec's own parser.
+        Err(DecodeError::TooDeep { .. }) => {
+            let id = frame.raw_id().map_or_else(|| NULL.into(), Value::to_string);
+            *seen.replies.entry(id).or_default() += 1;
         }
         Err(DecodeError::IdType { .. })
             if frame

@@ -21,7 +21,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use self::client::{Endpoint, Request};
+use self::client::{Endpoint, HttpError, Request};
 use super::{LineReader, LineTransport, ServerHandle};
 
 /// Marks a transport line that describes the HTTP exchange of the next line (never a server
@@ -29,8 +29,17 @@ use super::{LineReader, LineTransport, ServerHandle};
 /// replaced).
 pub const CONTEXT_PREFIX: &[u8] = b"\0mcpspec-http ";
 
+/// Marks a transport line that says an exchange produced no JSON-RPC body and why (a refused
+/// connection, a status without a body, a redirect, a body cut short, a reply that is not HTTP).
+/// It follows the exchange's context line, like a body would.
+pub const FAILURE_PREFIX: &[u8] = b"\0mcpspec-http-failure ";
+
 /// How long one HTTP exchange may take in all (an SSE stream included).
 const EXCHANGE_CAP: Duration = Duration::from_secs(30);
+
+/// Lines waiting for the driver. Bounded, so a server that streams events faster than the
+/// driver reads them is slowed down (TCP backpressure) instead of filling memory.
+const LINES_QUEUED: usize = 64;
 
 /// Legacy session state learned from responses, and the era the driver speaks.
 #[derive(Debug, Default)]
@@ -59,7 +68,7 @@ impl EraHint {
 pub fn connect(endpoint: Endpoint, max_message: usize) -> LineTransport {
     let session = Arc::new(Mutex::new(Session::default()));
     let (client_in, mut pump_out) = tokio::io::duplex(256 * 1024);
-    let (lines_tx, mut lines_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (lines_tx, mut lines_rx) = mpsc::channel::<Vec<u8>>(LINES_QUEUED);
     // One pump writes every response line, so lines from concurrent exchanges never interleave.
     tokio::spawn(async move {
         while let Some(mut line) = lines_rx.recv().await {
@@ -88,7 +97,7 @@ pub fn connect(endpoint: Endpoint, max_message: usize) -> LineTransport {
 struct HttpWriter {
     endpoint: Arc<Endpoint>,
     session: Arc<Mutex<Session>>,
-    lines: mpsc::UnboundedSender<Vec<u8>>,
+    lines: mpsc::Sender<Vec<u8>>,
     buf: Vec<u8>,
     max_message: usize,
 }
@@ -180,7 +189,7 @@ fn headers_for(body: &[u8], session: &Session) -> Vec<(String, String)> {
 async fn exchange(
     endpoint: &Endpoint,
     session: &Mutex<Session>,
-    lines: &mpsc::UnboundedSender<Vec<u8>>,
+    lines: &mpsc::Sender<Vec<u8>>,
     body: Vec<u8>,
     max: usize,
 ) {
@@ -199,14 +208,24 @@ async fn exchange(
         .filter(|j| j.get("method").is_some())
         .and_then(|j| j.get("id"))
         .cloned();
+    // What came instead of a body is said for requests only: a notification's exchange is
+    // judged by its status (HTTP-3), and a missing reply to a request must not read as silence.
+    let request_id = &request_id;
+    let fail = |status: u16, why: String| async move {
+        if request_id.is_some() {
+            let _ = lines.send(with_failure(status, request_id, &why)).await;
+        }
+    };
     let mut request = Request::new("POST").body(body);
     for (n, v) in headers {
         request = request.header(&n, v);
     }
     let deadline = Instant::now() + EXCHANGE_CAP;
-    let Ok(mut response) = client::send(endpoint, &request, deadline).await else {
-        // Nothing came back: the driver reports the missing reply as a timeout.
-        return;
+    let mut response = match client::send(endpoint, &request, deadline).await {
+        Ok(r) => r,
+        // Nothing came back in time: the driver reports the missing reply as a timeout.
+        Err(HttpError::TimedOut) => return,
+        Err(e) => return fail(0, e.to_string()).await,
     };
     if is_initialize {
         if let (Some(id), Ok(mut s)) = (
@@ -216,31 +235,94 @@ async fn exchange(
             s.id = Some(id);
         }
     }
+    let status = response.status;
     if response.is_event_stream() {
         let mut parser = sse::SseParser::new(max);
-        while let Ok(Some(chunk)) = response.chunk(deadline).await {
-            let Ok(events) = parser.feed(&chunk) else {
-                return;
+        loop {
+            let chunk = match response.chunk(deadline).await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) | Err(HttpError::TimedOut) => return,
+                Err(e) => {
+                    return fail(
+                        status,
+                        format!("{}: the event stream broke: {e}", status_text(&response)),
+                    )
+                    .await;
+                }
             };
-            for e in events {
+            let events = match parser.feed(&chunk) {
+                Ok(events) => events,
+                Err(e) => return fail(status, format!("{}: {e}", status_text(&response))).await,
+            };
+            // An event without data (a 2025-11-25 priming event, a keep-alive) is no message
+            // (POL-27).
+            for e in events.into_iter().filter(|e| !e.data.is_empty()) {
                 note_version(session, is_initialize, e.data.as_bytes());
-                let _ = lines.send(with_context(
-                    response.status,
-                    &request_id,
-                    e.data.as_bytes(),
-                ));
+                if lines
+                    .send(with_context(status, request_id, e.data.as_bytes()))
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
             }
         }
-        return;
     }
-    let Ok(bytes) = response.body(deadline, max).await else {
-        return;
+    let bytes = match response.body(deadline, max).await {
+        Ok(bytes) => bytes,
+        Err(HttpError::TimedOut) => return,
+        Err(e) => return fail(status, format!("{}: {e}", status_text(&response))).await,
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return;
+        return fail(
+            status,
+            format!("{} with an empty body", status_text(&response)),
+        )
+        .await;
+    }
+    let is_json = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok();
+    if !is_json && !(200..300).contains(&status) {
+        let why = format!(
+            "{} with a {} body: {}",
+            status_text(&response),
+            match response.content_type() {
+                t if t.is_empty() => "non-JSON".to_owned(),
+                t => t,
+            },
+            crate::driver::shorten(String::from_utf8_lossy(&bytes).trim(), 100)
+        );
+        return fail(status, why).await;
     }
     note_version(session, is_initialize, &bytes);
-    let _ = lines.send(with_context(response.status, &request_id, &bytes));
+    let _ = lines.send(with_context(status, request_id, &bytes)).await;
+}
+
+/// `HTTP 302 Found (a redirect to /mcp)`: the status line as a verdict quotes it.
+fn status_text(response: &client::Response) -> String {
+    let mut text = format!("HTTP {}", response.status);
+    if !response.reason.is_empty() {
+        text.push(' ');
+        text.push_str(&response.reason);
+    }
+    if (300..400).contains(&response.status) {
+        match response.header("location") {
+            Some(to) => text.push_str(&format!(" (a redirect, Location: {to})")),
+            None => text.push_str(" (a redirect without a Location header)"),
+        }
+    }
+    text
+}
+
+/// The context line and a failure line as one channel item.
+fn with_failure(status: u16, request_id: &Option<Value>, why: &str) -> Vec<u8> {
+    let mut both = context_line(status, request_id);
+    both.push(b'\n');
+    both.extend_from_slice(FAILURE_PREFIX);
+    both.extend(
+        why.bytes()
+            .map(|b| if b == b'\n' || b == b'\r' { b' ' } else { b }),
+    );
+    both
 }
 
 /// The context line and the body line as one channel item: concurrent exchanges must never

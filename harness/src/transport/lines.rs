@@ -42,6 +42,9 @@ impl LineReader {
 
     pub async fn next_line(&mut self, deadline: Instant) -> Recv {
         loop {
+            if Instant::now() >= deadline {
+                return Recv::TimedOut;
+            }
             if let Some(event) = self.take_buffered() {
                 return event;
             }
@@ -85,20 +88,25 @@ impl LineReader {
                     return self.take_buffered();
                 }
                 if line.len() > self.limit {
-                    return Some(Recv::Overflow { limit: self.limit });
+                    return Some(self.overflow(&line));
                 }
                 Some(Recv::Line(line))
             }
             None if pending.len() > self.limit => {
                 // Drop what we have and skip until the next newline.
+                let event = (!self.discarding).then(|| self.overflow(pending));
                 self.start = self.buf.len();
-                if std::mem::replace(&mut self.discarding, true) {
-                    None
-                } else {
-                    Some(Recv::Overflow { limit: self.limit })
-                }
+                self.discarding = true;
+                event
             }
             None => None,
+        }
+    }
+
+    fn overflow(&self, line: &[u8]) -> Recv {
+        Recv::Overflow {
+            limit: self.limit,
+            head: line[..line.len().min(crate::wire::OVERSIZED_HEAD.min(self.limit))].to_vec(),
         }
     }
 
@@ -155,9 +163,26 @@ mod tests {
         });
         assert_eq!(
             lines.next_line(soon()).await,
-            Recv::Overflow { limit: 1000 }
+            Recv::Overflow {
+                limit: 1000,
+                head: vec![b'x'; 1000]
+            }
         );
         assert_eq!(lines.next_line(soon()).await, Recv::Line(b"{}".to_vec()));
         assert!(lines.buf.capacity() < 1000 + 2 * CHUNK);
+    }
+
+    #[tokio::test]
+    async fn a_flood_cannot_stretch_a_deadline() {
+        let (mut w, r) = tokio::io::duplex(1 << 16);
+        let mut lines = LineReader::new(Box::new(r), 1000);
+        tokio::spawn(async move { while w.write_all(b"{}\n").await.is_ok() {} });
+        let deadline = Instant::now() + Duration::from_millis(50);
+        let mut n = 0u64;
+        while lines.next_line(deadline).await != Recv::TimedOut {
+            n += 1;
+        }
+        assert!(n > 0);
+        assert!(Instant::now() < deadline + Duration::from_millis(500));
     }
 }

@@ -35,6 +35,8 @@ pub enum ServerHandle {
     Process {
         child: Child,
         stderr: Arc<Mutex<VecDeque<String>>>,
+        /// The task collecting stderr; it ends at stderr's EOF.
+        collector: Option<JoinHandle<()>>,
     },
     Task {
         task: Option<JoinHandle<std::io::Result<()>>>,
@@ -58,10 +60,15 @@ impl ServerHandle {
     /// Wraps a spawned child whose stderr is piped; collects the stderr tail in the background.
     pub fn process(mut child: Child) -> Self {
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
-        if let Some(err) = child.stderr.take() {
-            tokio::spawn(collect_stderr(err, stderr.clone()));
+        let collector = child
+            .stderr
+            .take()
+            .map(|err| tokio::spawn(collect_stderr(err, stderr.clone())));
+        ServerHandle::Process {
+            child,
+            stderr,
+            collector,
         }
-        ServerHandle::Process { child, stderr }
     }
 
     pub fn remote() -> Self {
@@ -137,6 +144,22 @@ impl ServerHandle {
         }
     }
 
+    /// Waits up to `within` for the server's stderr to reach its end, so a tail read after an
+    /// exit holds the last lines the server wrote.
+    pub async fn stderr_settled(&mut self, within: Duration) {
+        if let ServerHandle::Process {
+            collector: Some(task),
+            ..
+        } = self
+        {
+            if tokio::time::timeout(within, task).await.is_ok() {
+                if let ServerHandle::Process { collector, .. } = self {
+                    *collector = None;
+                }
+            }
+        }
+    }
+
     pub fn stderr_tail(&self) -> Vec<String> {
         match self {
             ServerHandle::Process { stderr, .. } => stderr
@@ -151,7 +174,12 @@ impl ServerHandle {
 impl Drop for ServerHandle {
     fn drop(&mut self) {
         match self {
-            ServerHandle::Process { child, .. } => {
+            ServerHandle::Process {
+                child, collector, ..
+            } => {
+                if let Some(task) = collector.take() {
+                    task.abort();
+                }
                 // The child leads its own process group: end the whole group, so grandchildren
                 // (a shell wrapper, a Python interpreter) do not outlive the check.
                 if let Some(pid) = child.id() {

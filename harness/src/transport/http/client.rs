@@ -127,6 +127,8 @@ pub enum HttpError {
     Malformed(String),
     #[error("a response larger than {0} bytes")]
     TooLarge(usize),
+    #[error("the body was cut at {got} of {expected} bytes (the connection closed)")]
+    Truncated { got: usize, expected: usize },
     #[error("i/o error: {0}")]
     Io(String),
 }
@@ -135,6 +137,8 @@ pub enum HttpError {
 #[derive(Debug)]
 pub struct Response {
     pub status: u16,
+    /// The reason phrase of the status line, as sent (`Found`, `Internal Server Error`).
+    pub reason: String,
     /// Header names lower-cased; values as sent (trimmed).
     pub headers: Vec<(String, String)>,
     body: BodyReader,
@@ -221,6 +225,15 @@ pub async fn send_bytes(
         if let Some(i) = find(&buf, b"\r\n\r\n") {
             break i;
         }
+        // Say at once when the peer is not speaking HTTP (an SSH banner, a raw protocol).
+        let prefix = &buf[..buf.len().min(5)];
+        if !b"HTTP/".starts_with(prefix) {
+            let first = buf.split(|&b| b == b'\n').next().unwrap_or_default();
+            return Err(HttpError::Malformed(format!(
+                "not an HTTP response: it starts {:?}",
+                String::from_utf8_lossy(&first[..first.len().min(80)]).trim_end()
+            )));
+        }
         if buf.len() > MAX_HEAD {
             return Err(HttpError::TooLarge(MAX_HEAD));
         }
@@ -236,11 +249,15 @@ pub async fn send_bytes(
         .map_err(|_| HttpError::Malformed("head is not UTF-8".into()))?;
     let mut lines = head.split("\r\n");
     let status_line = lines.next().unwrap_or_default();
-    let status = status_line
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse::<u16>().ok())
-        .ok_or_else(|| HttpError::Malformed(format!("status line {status_line:?}")))?;
+    let mut parts = status_line.splitn(3, ' ');
+    let version = parts.next().unwrap_or_default();
+    let status = parts
+        .next()
+        .filter(|code| code.len() == 3)
+        .and_then(|code| code.parse::<u16>().ok())
+        .filter(|_| version.starts_with("HTTP/1."))
+        .ok_or_else(|| HttpError::Malformed(format!("malformed status line {status_line:?}")))?;
+    let reason = parts.next().unwrap_or_default().trim().to_owned();
     let headers: Vec<(String, String)> = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
@@ -261,13 +278,19 @@ pub async fn send_bytes(
     } else {
         Framing::UntilClose
     };
+    let expected = match framing {
+        Framing::Length(n) => n,
+        _ => 0,
+    };
     Ok(Response {
         status,
+        reason,
         headers,
         body: BodyReader {
             stream,
             pending: rest,
             framing,
+            expected,
             done: false,
         },
     })
@@ -292,6 +315,8 @@ struct BodyReader {
     /// Bytes read but not yet handed out (raw, still chunk-encoded if chunked).
     pending: Vec<u8>,
     framing: Framing,
+    /// The `Content-Length`, for saying where a cut body ended.
+    expected: usize,
     done: bool,
 }
 
@@ -325,7 +350,10 @@ impl BodyReader {
                         return if left_now == 0 {
                             Ok(None)
                         } else {
-                            Err(HttpError::Closed)
+                            Err(HttpError::Truncated {
+                                got: self.expected - left_now,
+                                expected: self.expected,
+                            })
                         };
                     }
                 }
