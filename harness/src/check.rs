@@ -188,6 +188,12 @@ impl Scenario {
         }
     }
 
+    /// Draws the transcript on the run's shared budget (set by the runner).
+    pub fn with_run_budget(mut self, budget: Arc<crate::transcript::RunBudget>) -> Self {
+        self.rec = Recorder::with_run_budget(budget);
+        self
+    }
+
     /// Records a remark in the transcript (HTTP exchanges, for one).
     pub fn note(&self, text: impl Into<String>) {
         self.rec

@@ -88,19 +88,21 @@ pub async fn run_observed(
     let facts = Arc::new(facts);
     let check_options = Arc::new(options.checks.clone());
     let permits = Arc::new(Semaphore::new(options.jobs.max(1)));
+    let budget = crate::transcript::RunBudget::new(crate::transcript::RunBudget::DEFAULT);
 
     let mut handles = Vec::with_capacity(checks.len());
     for check in checks.iter().copied() {
-        let (target, settings, facts, check_options, permits) = (
+        let (target, settings, facts, check_options, permits, budget) = (
             target.clone(),
             settings.clone(),
             facts.clone(),
             check_options.clone(),
             permits.clone(),
+            budget.clone(),
         );
         handles.push(tokio::spawn(async move {
             let _permit = permits.acquire_owned().await;
-            run_one(check, target, settings, facts, check_options).await
+            run_one(check, target, settings, facts, check_options, budget).await
         }));
     }
     let mut results = Vec::with_capacity(handles.len());
@@ -134,13 +136,16 @@ async fn run_one(
     settings: Arc<Settings>,
     facts: Arc<Facts>,
     options: Arc<CheckOptions>,
+    budget: Arc<crate::transcript::RunBudget>,
 ) -> CheckResult {
     let started = Instant::now();
     if let Some(reason) = unmet_need(&check, &target, &facts, &options) {
         return CheckResult::new(&check, Outcome::skipped(reason), Duration::ZERO, vec![]);
     }
     let cap = settings.scenario_timeout;
-    let mut scenario = Scenario::new(target, settings, facts, options).for_check(check.id);
+    let mut scenario = Scenario::new(target, settings, facts, options)
+        .for_check(check.id)
+        .with_run_budget(budget);
     let outcome = match tokio::time::timeout(cap, (check.script)(&mut scenario)).await {
         Ok(Ok(o) | Err(o)) => o,
         Err(_) => Outcome::error(format!(

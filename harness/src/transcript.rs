@@ -81,16 +81,55 @@ struct Log {
     kept_bytes: usize,
     dropped_events: u64,
     dropped_bytes: u64,
+    /// The run's budget, shared by every transcript of the run.
+    run_budget: Option<Arc<RunBudget>>,
 }
 
 /// The budget of received text one transcript keeps.
-pub const MAX_KEPT_BYTES: usize = 1024 * 1024;
+pub const MAX_KEPT_BYTES: usize = 256 * 1024;
 /// The most entries one transcript keeps.
-pub const MAX_KEPT_ENTRIES: usize = 2000;
+pub const MAX_KEPT_ENTRIES: usize = 1000;
+
+/// Received text all the transcripts of one run may keep together: a server that floods every
+/// check cannot make a run hold 135 full transcripts.
+#[derive(Debug)]
+pub struct RunBudget {
+    left: std::sync::atomic::AtomicUsize,
+}
+
+impl RunBudget {
+    /// The default for one run: far above what a conforming server's run records (well under
+    /// 1 MiB for the whole catalogue).
+    pub const DEFAULT: usize = 8 * 1024 * 1024;
+
+    pub fn new(bytes: usize) -> Arc<Self> {
+        Arc::new(RunBudget {
+            left: std::sync::atomic::AtomicUsize::new(bytes),
+        })
+    }
+
+    /// Takes `n` bytes if they are left.
+    fn take(&self, n: usize) -> bool {
+        use std::sync::atomic::Ordering;
+        self.left
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(n)
+            })
+            .is_ok()
+    }
+}
 /// A received message larger than this is kept as its size and first bytes only.
 pub const MAX_MESSAGE_KEPT: usize = 64 * 1024;
 
 impl Recorder {
+    /// A recorder that also draws on the run's shared budget.
+    pub fn with_run_budget(budget: Arc<RunBudget>) -> Self {
+        Recorder(Arc::new(Mutex::new(Log {
+            run_budget: Some(budget),
+            ..Log::default()
+        })))
+    }
+
     pub fn record(&self, conn: u32, event: Event) {
         self.record_sized(conn, event, 64);
     }
@@ -108,8 +147,9 @@ impl Recorder {
                 | Event::RecvInvalid { .. }
                 | Event::Answer { .. }
         );
-        let over_budget =
-            log.kept_bytes + size > MAX_KEPT_BYTES || log.entries.len() >= MAX_KEPT_ENTRIES;
+        let over_budget = log.kept_bytes + size > MAX_KEPT_BYTES
+            || log.entries.len() >= MAX_KEPT_ENTRIES
+            || (is_message && log.run_budget.as_ref().is_some_and(|b| !b.take(size)));
         // Control events (timeouts, exits, notes) are kept a while longer than messages, so a
         // flood cannot hide how the scenario ended.
         if (is_message && over_budget) || log.entries.len() >= 2 * MAX_KEPT_ENTRIES {
