@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 pub use builder::{Outgoing, notification, raw, request};
-pub use reply::{Reply, Unrelated, seconds, shorten};
+pub use reply::{Reply, Unrelated, preview, seconds, shorten};
 
 use crate::outcome::Era;
 use crate::protocol::{code, method};
@@ -233,7 +233,7 @@ impl Peer {
                         let http = self.http_context.take().unwrap_or_default();
                         Frame::http_failure(String::from_utf8_lossy(why).into_owned(), http)
                     } else {
-                        Frame::decode(&bytes)
+                        Frame::decode_owned(bytes)
                     }
                 }
                 Recv::Overflow { limit, head } => Frame::oversized(&head, limit),

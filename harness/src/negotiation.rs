@@ -273,11 +273,16 @@ pub fn matrix_versions() -> Vec<&'static str> {
 pub async fn matrix(target: &Target, settings: &Arc<Settings>) -> Result<Matrix, StartError> {
     // Fail fast (exit 3) if the target cannot start or be reached at all.
     crate::preflight::preflight(target, settings.max_message).await?;
+    // No more server processes at once than cores (POL-24): fourteen interpreters starting
+    // together on two cores make every one of them late, and late is not silent.
+    let processes = std::thread::available_parallelism().map_or(2, usize::from);
+    let permits = Arc::new(tokio::sync::Semaphore::new(processes));
     let mut handles = Vec::new();
     for v in matrix_versions() {
         for legacy in [false, true] {
-            let (target, settings) = (target.clone(), settings.clone());
+            let (target, settings, permits) = (target.clone(), settings.clone(), permits.clone());
             handles.push(tokio::spawn(async move {
+                let _permit = permits.acquire_owned().await;
                 cell(&target, &settings, v, legacy).await
             }));
         }

@@ -16,8 +16,11 @@ use tokio::time::Instant;
 pub use lines::LineReader;
 pub use process::{ExitInfo, Liveness, ServerHandle};
 
-/// The default bound on one message: 16 MiB.
-pub const DEFAULT_MAX_MESSAGE: usize = 16 * 1024 * 1024;
+/// The default bound on one received message: 4 MiB, the same for every subcommand. mcpspec
+/// holds a message at most about twice while judging it, once per concurrent check, so the bound
+/// is what keeps its memory small against a server whose every reply is huge (`--max-message`
+/// raises it).
+pub const DEFAULT_MAX_MESSAGE: usize = 4 * 1024 * 1024;
 
 /// What a read produced.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -266,7 +266,14 @@ impl HttpContext {
 impl Frame {
     /// Decodes one line (a trailing `\r` is tolerated and kept out of the raw bytes).
     pub fn decode(line: &[u8]) -> Frame {
-        let raw = line.strip_suffix(b"\r").unwrap_or(line).to_vec();
+        Frame::decode_owned(line.to_vec())
+    }
+
+    /// As [`Frame::decode`], taking the line's bytes without copying them.
+    pub fn decode_owned(mut raw: Vec<u8>) -> Frame {
+        if raw.last() == Some(&b'\r') {
+            raw.pop();
+        }
         let (json, parsed) = match parse_json(&raw) {
             Ok(json) => {
                 let parsed = classify(&json);

@@ -932,7 +932,7 @@ async fn sse_no_server_requests(s: &mut Scenario) -> Verdict {
         {
             Some(req) => Outcome::fail(format!(
                 "a JSON-RPC request on the response stream: {}",
-                crate::driver::shorten(&req.to_string(), 160)
+                crate::driver::preview(req, 160)
             )),
             None => Outcome::pass(format!("{} events, none a request", st.events.len())),
         },

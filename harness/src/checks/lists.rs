@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::expect_code_or;
 use super::surface::{self, advertised_lists, method, name_of};
 use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{request, shorten};
+use crate::driver::{preview, request};
 use crate::outcome::{Era, Level, Outcome};
 use crate::protocol::{code, method as core};
 
@@ -213,13 +213,7 @@ async fn same_across_connections(s: &mut Scenario) -> Verdict {
                 .iter()
                 .zip(&b)
                 .find(|(x, y)| x != y)
-                .map(|(x, y)| {
-                    format!(
-                        ": {} vs {}",
-                        shorten(&x.to_string(), 120),
-                        shorten(&y.to_string(), 120)
-                    )
-                })
+                .map(|(x, y)| format!(": {} vs {}", preview(x, 120), preview(y, 120)))
                 .unwrap_or_else(|| format!(": {} vs {} items", a.len(), b.len()));
             problems.push(format!("{list} differs between connections{differing}"));
         }

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use super::expect_alive;
 use crate::check::{Check, Need, Scenario, Verdict};
 use crate::checks::deadlock::{self, Detection};
-use crate::driver::{Incoming, Peer, notification, request, shorten};
+use crate::driver::{Incoming, Peer, notification, preview, request, shorten};
 use crate::negotiation::initialize;
 use crate::outcome::{Era, Level, Outcome};
 use crate::protocol::{method, names, version};
@@ -219,7 +219,7 @@ async fn probe_log(peer: &mut Peer) -> Result<Vec<LogEntry>, Outcome> {
         Outcome::fail(format!(
             "{} did not return a log (`structuredContent.entries` or a JSON text): {}",
             names::PROBE_LOG_TOOL,
-            shorten(&result.to_string(), 200)
+            preview(result, 200)
         ))
     })
 }
@@ -459,7 +459,7 @@ async fn refuse(s: &mut Scenario) -> Verdict {
             error
                 .data
                 .as_ref()
-                .map_or("absent".into(), |d| shorten(&d.to_string(), 120))
+                .map_or("absent".into(), |d| preview(d, 120))
         ));
     }
     if !problems.is_empty() {
@@ -588,14 +588,14 @@ async fn answer_verbatim(s: &mut Scenario) -> Verdict {
     Ok(Outcome::fail(if added.is_empty() {
         format!(
             "the answer came back changed: {} (sent {answer})",
-            shorten(&result.to_string(), 200)
+            preview(result, 200)
         )
     } else {
         format!(
             "the answer came back with {} stamped onto it: {} (a middleware's answer is its own \
              envelope, POL-16)",
             added.join(", "),
-            shorten(&result.to_string(), 200)
+            preview(result, 200)
         )
     }))
 }

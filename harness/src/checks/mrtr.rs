@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::surface::{self, advertised_lists, call_tool, tool};
 use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Peer, Reply, request, shorten};
+use crate::driver::{Peer, Reply, preview, request};
 use crate::outcome::{Era, Level, Outcome};
 use crate::protocol::{code, meta, method as core};
 
@@ -154,7 +154,7 @@ async fn first_round(peer: &mut Peer) -> Result<Value, Outcome> {
         return Err(Outcome::fail(format!(
             "`{}` with the elicitation capability did not ask for input: {}",
             tool::CONFIRM,
-            shorten(&result.to_string(), 200)
+            preview(result, 200)
         )));
     }
     Ok(result.clone())
@@ -255,7 +255,7 @@ async fn input_required_shape(s: &mut Scenario) -> Verdict {
                     problems.push(format!(
                         "`inputRequests.{key}` is not an elicitation/create, sampling/createMessage \
                          or roots/list request: {}",
-                        shorten(&r.to_string(), 120)
+                        preview(r, 120)
                     ));
                 }
             }
@@ -263,10 +263,7 @@ async fn input_required_shape(s: &mut Scenario) -> Verdict {
         Some(other) => problems.push(format!("`inputRequests` is not an object: {other}")),
     }
     Ok(if problems.is_empty() {
-        Outcome::pass(format!(
-            "input_required with {}",
-            shorten(&result.to_string(), 160)
-        ))
+        Outcome::pass(format!("input_required with {}", preview(&result, 160)))
     } else {
         Outcome::fail(problems.join("; "))
     })

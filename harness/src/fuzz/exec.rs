@@ -41,7 +41,7 @@ impl Default for ExecOptions {
             reply_timeout: Duration::from_secs(1),
             startup_allowance: Duration::ZERO,
             quiet: Duration::from_millis(5),
-            max_message: 4 * 1024 * 1024,
+            max_message: crate::transport::DEFAULT_MAX_MESSAGE,
         }
     }
 }

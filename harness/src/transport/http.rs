@@ -330,7 +330,8 @@ fn with_failure(status: u16, request_id: &Option<Value>, why: &str) -> Vec<u8> {
 fn with_context(status: u16, request_id: &Option<Value>, body: &[u8]) -> Vec<u8> {
     let mut both = context_line(status, request_id);
     both.push(b'\n');
-    both.extend_from_slice(&one_line(body));
+    both.reserve(body.len());
+    one_line(body, &mut both);
     both
 }
 
@@ -359,20 +360,15 @@ fn note_version(session: &Mutex<Session>, is_initialize: bool, body: &[u8]) {
     }
 }
 
-/// A body as one line: compact JSON when it is JSON, else the bytes with line breaks removed.
-fn one_line(bytes: &[u8]) -> Vec<u8> {
-    match serde_json::from_slice::<Value>(bytes) {
-        Ok(v) => serde_json::to_vec(&v).unwrap_or_default(),
-        Err(_) => bytes
-            .iter()
-            .enumerate()
-            .map(|(i, &b)| {
-                if b == b'\n' || b == b'\r' || (i == 0 && b == 0) {
-                    b' '
-                } else {
-                    b
-                }
-            })
-            .collect(),
-    }
+/// Appends a body as one line: its bytes with line breaks turned into spaces (JSON means the
+/// same with them: inside strings they are always escaped), and a leading NUL replaced so the
+/// line can never pass for a context line. No parse: a body at the size bound is copied once.
+fn one_line(bytes: &[u8], out: &mut Vec<u8>) {
+    out.extend(bytes.iter().enumerate().map(|(i, &b)| {
+        if b == b'\n' || b == b'\r' || (i == 0 && b == 0) {
+            b' '
+        } else {
+            b
+        }
+    }));
 }

@@ -81,8 +81,7 @@ impl LineReader {
         let pending = &self.buf[self.start..];
         match pending.iter().position(|&b| b == b'\n') {
             Some(i) => {
-                let line = pending[..i].to_vec();
-                self.start += i + 1;
+                let line = self.split_line(i);
                 if std::mem::take(&mut self.discarding) {
                     // The tail of an oversized line: already reported.
                     return self.take_buffered();
@@ -103,6 +102,21 @@ impl LineReader {
         }
     }
 
+    /// Takes the `len` bytes at `start` (and their newline) out of the buffer. A large line at
+    /// the front is moved out without a copy, and the buffer gives back its capacity, so a
+    /// message at the bound is held once, not twice.
+    fn split_line(&mut self, len: usize) -> Vec<u8> {
+        if self.start == 0 && len >= CHUNK {
+            let rest = self.buf.split_off(len + 1);
+            let mut line = std::mem::replace(&mut self.buf, rest);
+            line.truncate(len);
+            return line;
+        }
+        let line = self.buf[self.start..self.start + len].to_vec();
+        self.start += len + 1;
+        line
+    }
+
     fn overflow(&self, line: &[u8]) -> Recv {
         Recv::Overflow {
             limit: self.limit,
@@ -114,6 +128,10 @@ impl LineReader {
         if self.start > 0 {
             self.buf.drain(..self.start);
             self.start = 0;
+        }
+        // Give back what a large line (or an overflow) left behind.
+        if self.buf.capacity() > 4 * CHUNK && self.buf.len() < CHUNK {
+            self.buf.shrink_to(2 * CHUNK);
         }
     }
 }
