@@ -390,6 +390,12 @@ fn negotiate(args: NegotiateArgs) -> u8 {
             path.path
         );
     }
+    if matrix.answered_nothing() {
+        eprintln!(
+            "mcpspec: the target never produced a JSON-RPC message: no cell of the matrix got a reply"
+        );
+        return exit::TARGET;
+    }
     match expected {
         Some(want) => {
             let diff = matrix.diff(&want);

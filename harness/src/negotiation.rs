@@ -272,10 +272,16 @@ pub fn matrix_versions() -> Vec<&'static str> {
 /// Builds the matrix: every cell on a fresh connection (POL-8), cells run concurrently.
 pub async fn matrix(target: &Target, settings: &Arc<Settings>) -> Result<Matrix, StartError> {
     // Fail fast (exit 3) if the target cannot start or be reached at all.
-    crate::preflight::preflight(target, settings.max_message).await?;
+    let contact = crate::preflight::preflight(target, settings.max_message).await?;
     // No more server processes at once than cores (POL-24): fourteen interpreters starting
-    // together on two cores make every one of them late, and late is not silent.
-    let processes = std::thread::available_parallelism().map_or(2, usize::from);
+    // together on two cores make every one of them late, and late is not silent. A target that
+    // said nothing at first contact costs no CPU to wait for: its cells all run at once.
+    let processes = match contact {
+        crate::preflight::Contact::Answered => {
+            std::thread::available_parallelism().map_or(2, usize::from)
+        }
+        crate::preflight::Contact::Quiet => matrix_versions().len() * 2,
+    };
     let permits = Arc::new(tokio::sync::Semaphore::new(processes));
     let mut handles = Vec::new();
     for v in matrix_versions() {
@@ -359,6 +365,13 @@ impl Cell {
 }
 
 impl Matrix {
+    /// Whether no cell got any answer: the target never produced a JSON-RPC message.
+    pub fn answered_nothing(&self) -> bool {
+        self.rows
+            .iter()
+            .all(|r| r.modern == Cell::NoReply && r.legacy == Cell::NoReply)
+    }
+
     /// A plain-text table.
     pub fn to_table(&self) -> String {
         let rows: Vec<[String; 3]> = self

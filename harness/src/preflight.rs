@@ -23,11 +23,20 @@ pub const CONTACT_WINDOW: Duration = Duration::from_secs(2);
 /// How many stderr lines a start failure quotes.
 pub const STDERR_LINES: usize = 20;
 
+/// What first contact saw of a target that is there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contact {
+    /// It wrote something (or answered over HTTP) within the window.
+    Answered,
+    /// It is up but said nothing within the window: slow to start, or silent.
+    Quiet,
+}
+
 /// Starts or reaches the target once and reports a start failure. The embedded server always
 /// starts.
-pub async fn preflight(target: &Target, max_message: usize) -> Result<(), StartError> {
+pub async fn preflight(target: &Target, max_message: usize) -> Result<Contact, StartError> {
     match target {
-        Target::Embedded(_) => Ok(()),
+        Target::Embedded(_) => Ok(Contact::Answered),
         Target::Command { .. } => command(target, max_message).await,
         Target::Url(endpoint) => url(endpoint).await,
     }
@@ -45,13 +54,14 @@ fn discover_line() -> Vec<u8> {
     line
 }
 
-async fn command(target: &Target, max_message: usize) -> Result<(), StartError> {
+async fn command(target: &Target, max_message: usize) -> Result<Contact, StartError> {
     let mut transport = target.connect(max_message)?;
     let deadline = Instant::now() + CONTACT_WINDOW;
     // A server that does not read its input is not dead; the write's failure is not the cause.
     let _ = transport.send(&discover_line(), deadline).await;
     match transport.recv(deadline).await {
-        Recv::Line(_) | Recv::Overflow { .. } | Recv::TimedOut => Ok(()),
+        Recv::Line(_) | Recv::Overflow { .. } => Ok(Contact::Answered),
+        Recv::TimedOut => Ok(Contact::Quiet),
         Recv::Closed => {
             let how = match transport.wait_exit(Duration::from_millis(500)).await {
                 crate::transport::Liveness::Exited(info) => info.how,
@@ -83,7 +93,7 @@ pub fn with_stderr(message: String, stderr: &[String]) -> String {
     text
 }
 
-async fn url(endpoint: &client::Endpoint) -> Result<(), StartError> {
+async fn url(endpoint: &client::Endpoint) -> Result<Contact, StartError> {
     let mut request = Request::new("POST")
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream")
@@ -97,7 +107,8 @@ async fn url(endpoint: &client::Endpoint) -> Result<(), StartError> {
     );
     let deadline = Instant::now() + CONTACT_WINDOW;
     match client::send(endpoint, &request, deadline).await {
-        Ok(_) | Err(HttpError::TimedOut) => Ok(()),
+        Ok(_) => Ok(Contact::Answered),
+        Err(HttpError::TimedOut) => Ok(Contact::Quiet),
         Err(e @ HttpError::Connect(..)) => Err(StartError::new(format!(
             "{} cannot be reached: {e}",
             endpoint.url()
