@@ -30,6 +30,7 @@
 pub mod baseline;
 pub mod check;
 pub mod checks;
+pub mod cli_values;
 pub mod coverage;
 pub mod driver;
 pub mod fuzz;
@@ -37,6 +38,7 @@ pub mod fuzz;
 pub mod fuzzing;
 pub mod negotiation;
 pub mod outcome;
+pub mod output;
 pub mod protocol;
 pub mod report;
 pub mod requirements;

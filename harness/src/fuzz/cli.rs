@@ -11,7 +11,9 @@ use clap::Args;
 use tokio::time::Instant;
 
 use super::{ExecOptions, FuzzOptions, Stats};
+use crate::cli_values::{at_least_one, parse_duration};
 use crate::target::Target;
+use crate::{err, errln, outln};
 
 const OK: u8 = 0;
 const FOUND: u8 = 1;
@@ -32,29 +34,64 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// Stop after N generated cases.
-    #[arg(long, value_name = "N")]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..),
+        allow_negative_numbers = true
+    )]
     pub cases: Option<u64>,
     /// Stop generating after SECS seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
-    pub time: f64,
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "60",
+        value_parser = parse_duration,
+        allow_negative_numbers = true
+    )]
+    pub time: Duration,
     /// Where reproducers are written.
     #[arg(long, value_name = "DIR", default_value = "mcpspec-out/fuzz")]
     pub out: PathBuf,
     /// How long a reply may take, in seconds (the bounded-reply-time oracle).
-    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
-    pub timeout: f64,
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "1",
+        value_parser = parse_duration,
+        allow_negative_numbers = true
+    )]
+    pub timeout: Duration,
     /// The bound on shrinking one finding, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
-    pub shrink_time: f64,
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "30",
+        value_parser = parse_duration,
+        allow_negative_numbers = true
+    )]
+    pub shrink_time: Duration,
     /// Stop after N distinct findings (one per oracle).
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 3,
+        value_parser = at_least_one(),
+        allow_negative_numbers = true
+    )]
     pub max_findings: usize,
     /// Seed messages: `*.json` / `*.jsonl` files or directories of them. Repeatable. Default:
     /// fixtures/fuzz/seeds and ../shared/mcp-spec/schema/2026-07-28/examples, when present.
     #[arg(long, value_name = "PATH")]
     pub seeds: Vec<PathBuf>,
     /// The largest line accepted from the server, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = 4 * 1024 * 1024)]
+    #[arg(
+        long,
+        value_name = "BYTES",
+        default_value_t = 4 * 1024 * 1024,
+        value_parser = at_least_one(),
+        allow_negative_numbers = true
+    )]
     pub max_message: usize,
     #[command(flatten)]
     pub target: crate::target::TargetArgs,
@@ -66,14 +103,20 @@ pub struct ReplayArgs {
     /// A reproducer written by `mcpspec fuzz` (one line per message sent).
     pub file: PathBuf,
     /// How long a reply may take, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
-    pub timeout: f64,
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "1",
+        value_parser = parse_duration,
+        allow_negative_numbers = true
+    )]
+    pub timeout: Duration,
     #[command(flatten)]
     pub target: crate::target::TargetArgs,
 }
 
 fn usage(message: impl std::fmt::Display) -> u8 {
-    eprintln!("mcpspec: {message}");
+    errln!("mcpspec: {message}");
     USAGE
 }
 
@@ -91,13 +134,6 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         Ok(t) => t,
         Err(e) => return usage(e),
     };
-    let positive = |x: f64| x.is_finite() && x > 0.0;
-    if !(positive(args.time) && positive(args.timeout) && positive(args.shrink_time)) {
-        return usage("--time, --timeout and --shrink-time must be positive");
-    }
-    if args.max_findings == 0 {
-        return usage("--max-findings must be at least 1");
-    }
     let seed = args.seed.unwrap_or_else(clock_seed);
     let seed_paths: Vec<PathBuf> = if args.seeds.is_empty() {
         DEFAULT_SEEDS
@@ -112,11 +148,11 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
     let mut options = FuzzOptions {
         seed,
         cases: args.cases.unwrap_or(u64::MAX),
-        time: Duration::from_secs_f64(args.time),
-        shrink_time: Duration::from_secs_f64(args.shrink_time),
+        time: args.time,
+        shrink_time: args.shrink_time,
         max_findings: args.max_findings,
         exec: ExecOptions {
-            reply_timeout: Duration::from_secs_f64(args.timeout),
+            reply_timeout: args.timeout,
             max_message: args.max_message,
             ..ExecOptions::default()
         },
@@ -127,37 +163,37 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         Err(e) => return usage(format!("cannot start the async runtime: {e}")),
     };
     super::quiet_panics();
-    eprintln!(
+    errln!(
         "mcpspec fuzz: {} — seed {seed}, {} seed message(s), up to {:.0} s",
         target.describe(),
         options.seeds.len(),
-        args.time
+        args.time.as_secs_f64()
     );
     let tty = std::io::stderr().is_terminal();
     let result = runtime.block_on(async {
         options.exec.startup_allowance = calibrate(&target, args.max_message).await?;
         super::fuzz(&target, &options, Some(&args.out), |stats, found| {
             if tty {
-                eprint!("\r{}", progress_line(stats, found));
+                err!("\r{}", progress_line(stats, found));
             }
         })
         .await
     });
     drop(runtime);
     if tty {
-        eprintln!();
+        errln!();
     }
     let report = match result {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("mcpspec: {e}");
+            errln!("mcpspec: {e}");
             return TARGET;
         }
     };
     for finding in &report.findings {
-        println!("{}\n", finding.summary());
+        outln!("{}\n", finding.summary());
     }
-    println!(
+    outln!(
         "{} finding(s); {}",
         report.findings.len(),
         progress_line(&report.stats, report.findings.len())
@@ -175,9 +211,6 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
         Ok(t) => t,
         Err(e) => return usage(e),
     };
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return usage("--timeout must be positive");
-    }
     let case = match super::reproducer::read(&args.file) {
         Ok(c) => c,
         Err(e) => return usage(format!("cannot read {}: {e}", args.file.display())),
@@ -188,7 +221,7 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
     };
     super::quiet_panics();
     let mut exec = ExecOptions {
-        reply_timeout: Duration::from_secs_f64(args.timeout),
+        reply_timeout: args.timeout,
         ..ExecOptions::default()
     };
     let outcome = runtime.block_on(async {
@@ -198,12 +231,12 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
     drop(runtime);
     match outcome {
         Err(e) => {
-            eprintln!("mcpspec: {e}");
+            errln!("mcpspec: {e}");
             TARGET
         }
         Ok(outcome) => match outcome.violation {
             Some(v) => {
-                println!(
+                outln!(
                     "reproduced [{}] {}. Rule: {}. ({} message(s) from {})",
                     v.oracle.id(),
                     v.detail,
@@ -212,12 +245,12 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
                     args.file.display()
                 );
                 if let Some(last) = outcome.stderr_tail.last() {
-                    println!("last stderr line: {last}");
+                    outln!("last stderr line: {last}");
                 }
                 FOUND
             }
             None => {
-                println!(
+                outln!(
                     "not reproduced: {} message(s) from {} tripped no oracle",
                     case.len(),
                     args.file.display()
@@ -248,7 +281,7 @@ async fn calibrate(
             return Ok(started.elapsed() * 2);
         }
     }
-    eprintln!("mcpspec fuzz: the server did not answer a first `ping` within 10 s");
+    errln!("mcpspec fuzz: the server did not answer a first `ping` within 10 s");
     Ok(Duration::from_secs(10))
 }
 
