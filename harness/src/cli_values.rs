@@ -26,6 +26,11 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let secs: f64 = s
         .parse()
         .map_err(|_| "expected a number of seconds, such as 2 or 0.5".to_owned())?;
+    duration_from_secs(secs)
+}
+
+/// The rule of [`parse_duration`] for a number already read (a reproducer's recorded timeout).
+pub fn duration_from_secs(secs: f64) -> Result<Duration, String> {
     if secs.is_nan() {
         return Err("expected a number of seconds, not NaN".into());
     }

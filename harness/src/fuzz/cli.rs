@@ -10,6 +10,7 @@ use std::time::Duration;
 use clap::Args;
 use tokio::time::Instant;
 
+use super::reproducer::{Record, RecordedTarget, record_path};
 use super::{ExecOptions, FuzzOptions, Stats};
 use crate::cli_values::{at_least_one, parse_duration};
 use crate::target::Target;
@@ -100,17 +101,21 @@ pub struct FuzzArgs {
 /// `mcpspec replay`.
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
-    /// A reproducer written by `mcpspec fuzz` (one line per message sent).
+    /// A reproducer written by `mcpspec fuzz` (one line per message sent). It replays on the
+    /// target recorded next to it (`.target.json`) unless a target is given here.
     pub file: PathBuf,
-    /// How long a reply may take, in seconds.
+    /// How long a reply may take, in seconds (default: the timeout the finding was made with,
+    /// else 1).
     #[arg(
         long,
         value_name = "SECS",
-        default_value = "1",
         value_parser = parse_duration,
         allow_negative_numbers = true
     )]
-    pub timeout: Duration,
+    pub timeout: Option<Duration>,
+    /// Replay on the target given here even though the finding was made on another.
+    #[arg(long)]
+    pub target_mismatch_ok: bool,
     #[command(flatten)]
     pub target: crate::target::TargetArgs,
 }
@@ -207,22 +212,38 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
 
 /// Runs `mcpspec replay`; returns the exit code.
 pub fn replay_main(args: ReplayArgs) -> u8 {
-    let target = match args.target.target(false) {
-        Ok(t) => t,
-        Err(e) => return usage(e),
-    };
     let case = match super::reproducer::read(&args.file) {
         Ok(c) => c,
         Err(e) => return usage(format!("cannot read {}: {e}", args.file.display())),
+    };
+    let record = match super::reproducer::read_record(&args.file) {
+        Ok(r) => r,
+        Err(e) => return usage(e),
+    };
+    let target = match replay_target(&args, record.as_ref()) {
+        Ok(t) => t,
+        Err(e) => return usage(e),
+    };
+    let timeout = match (args.timeout, &record) {
+        (Some(t), _) => t,
+        (None, Some(r)) => match r.timeout() {
+            Ok(t) => t,
+            Err(e) => return usage(format!("{}: {e}", record_path(&args.file).display())),
+        },
+        (None, None) => super::reproducer::DEFAULT_REPLAY_TIMEOUT,
     };
     let runtime = match runtime() {
         Ok(r) => r,
         Err(e) => return usage(format!("cannot start the async runtime: {e}")),
     };
     super::quiet_panics();
+    let defaults = ExecOptions::default();
     let mut exec = ExecOptions {
-        reply_timeout: args.timeout,
-        ..ExecOptions::default()
+        reply_timeout: timeout,
+        max_message: record
+            .as_ref()
+            .map_or(defaults.max_message, |r| r.max_message.max(1)),
+        ..defaults
     };
     let outcome = runtime.block_on(async {
         exec.startup_allowance = calibrate(&target, exec.max_message).await?;
@@ -237,12 +258,13 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
         Ok(outcome) => match outcome.violation {
             Some(v) => {
                 outln!(
-                    "reproduced [{}] {}. Rule: {}. ({} message(s) from {})",
+                    "reproduced [{}] {}. Rule: {}. ({} message(s) from {} on {})",
                     v.oracle.id(),
                     v.detail,
                     v.oracle.rule(),
                     case.len(),
-                    args.file.display()
+                    args.file.display(),
+                    target.describe()
                 );
                 if let Some(last) = outcome.stderr_tail.last() {
                     outln!("last stderr line: {last}");
@@ -251,14 +273,76 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
             }
             None => {
                 outln!(
-                    "not reproduced: {} message(s) from {} tripped no oracle",
+                    "not reproduced: {} message(s) from {} tripped no oracle on {}",
                     case.len(),
-                    args.file.display()
+                    args.file.display(),
+                    target.describe()
                 );
                 OK
             }
         },
     }
+}
+
+/// The target a replay runs on: the recorded one unless the command line names one, which
+/// must then be the same server unless `--target-mismatch-ok` is given. A reproducer without a
+/// record (an older mcpspec's) runs on the target given, or the embedded default, with a note.
+fn replay_target(args: &ReplayArgs, record: Option<&Record>) -> Result<Target, String> {
+    let file = args.file.display();
+    let given = &args.target;
+    let names_a_target = given.url.is_some()
+        || !given.command.is_empty()
+        || !given.fault.is_empty()
+        || given.eras.is_some();
+    let Some(record) = record else {
+        let target = given.target(false)?;
+        errln!(
+            "mcpspec replay: no target was recorded for {file} ({} is missing); replaying on {}",
+            record_path(&args.file).display(),
+            target.describe()
+        );
+        return Ok(target);
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    if record.mcpspec_version != version {
+        errln!(
+            "mcpspec replay: {file} was written by mcpspec {}; this is mcpspec {version}",
+            record.mcpspec_version
+        );
+    }
+    let recorded = record.target.target().map_err(|e| {
+        format!(
+            "the target recorded in {} cannot be used: {e}",
+            record_path(&args.file).display()
+        )
+    })?;
+    if !names_a_target {
+        errln!(
+            "mcpspec replay: replaying on the recorded target: {}",
+            recorded.describe()
+        );
+        return Ok(recorded);
+    }
+    let target = given.target(false)?;
+    if RecordedTarget::of(&target).same_server(&record.target) {
+        return Ok(target);
+    }
+    if args.target_mismatch_ok {
+        errln!(
+            "mcpspec replay: replaying on {}, not on {}, where the finding was made \
+             (--target-mismatch-ok)",
+            target.describe(),
+            recorded.describe()
+        );
+        return Ok(target);
+    }
+    Err(format!(
+        "{file} was found on {}, not on {}: replaying it elsewhere says nothing about whether \
+         it is fixed. Leave the target out to replay on the recorded one, or add \
+         --target-mismatch-ok",
+        recorded.describe(),
+        target.describe()
+    ))
 }
 
 /// How long a fresh server takes to answer its first `ping`, doubled (zero in memory). This is
@@ -306,6 +390,16 @@ fn clock_seed() -> u64 {
 pub fn reproducer_in(summary: &str) -> Option<&Path> {
     let start = summary.find("Reproducer: ")? + "Reproducer: ".len();
     let rest = &summary[start..];
-    let end = rest.find(" (`mcpspec replay")?;
+    let end = rest.find(" (`")?;
     Some(Path::new(&rest[..end]))
+}
+
+/// The replay command a summary prints (shell-quoted, as it runs), for tests and scripts.
+pub fn replay_command_in(summary: &str) -> Option<&str> {
+    let start = summary.find("Reproducer: ")?;
+    let rest = &summary[start..];
+    let open = rest.find(" (`")? + " (`".len();
+    let rest = &rest[open..];
+    let close = rest.find("`).")?;
+    Some(&rest[..close])
 }
