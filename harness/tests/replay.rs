@@ -167,6 +167,7 @@ fn a_planted_fault_is_recorded_and_the_printed_command_reproduces_it() {
     assert_eq!(code, Some(0), "{stdout}{stderr}");
     assert!(stdout.starts_with("not reproduced"), "{stdout}");
     assert!(stderr.contains("not on"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -184,6 +185,7 @@ fn a_reproducer_without_a_record_replays_as_before_with_a_note() {
     let (code, stdout, stderr) = replay(&dir, &["old.jsonl", "--fault", "reply-twice"]);
     assert_eq!(code, Some(1), "{stdout}{stderr}");
     assert!(stderr.contains("no target was recorded"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -228,4 +230,6 @@ fn a_stdio_finding_replays_on_its_command() {
     assert_eq!(code, Some(2), "{stderr}");
     let (code, _, stderr) = replay(&dir, &[file, "--", bin.as_str()]);
     assert_eq!(code, Some(2), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&elsewhere);
 }
