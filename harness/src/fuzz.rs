@@ -6,7 +6,8 @@
 //!   exec::run_case: fresh connection, the case's lines, a `ping` probe, replies read
 //!                   (bounded) --> oracle::Violation?
 //!   violation --> shrink: ValueTree::simplify/complicate, keeping only cases that trip the
-//!                 same oracle --> minimal case --> reproducer::write (JSONL + summary)
+//!                 same oracle --> minimal case --> reproducer::write (JSONL + summary + the
+//!                 record of the target, seed and timeout that `replay` uses)
 //! ```
 //!
 //! Every case runs on a fresh connection (a crashed server is simply started again; each
@@ -79,6 +80,8 @@ pub struct Finding {
     pub seed: u64,
     /// Where the reproducer was written.
     pub reproducer: Option<PathBuf>,
+    /// The command that replays the reproducer on the target it was found on.
+    pub replay: Option<String>,
     /// Whether a re-run of the final case tripped the same oracle again. An unconfirmed
     /// finding (a timing-dependent hang, say) is reported as such and does not fail the run.
     pub confirmed: bool,
@@ -115,11 +118,13 @@ impl Finding {
             .collect();
         s.push_str(&format!(" Sent: {}.", lines.join(" | ")));
         if let Some(path) = &self.reproducer {
-            s.push_str(&format!(
-                " Reproducer: {} (`mcpspec replay {}`).",
-                path.display(),
-                path.display()
-            ));
+            let replay = self.replay.clone().unwrap_or_else(|| {
+                format!(
+                    "mcpspec replay {}",
+                    reproducer::shell_quote(&path.display().to_string())
+                )
+            });
+            s.push_str(&format!(" Reproducer: {} (`{replay}`).", path.display()));
         }
         s
     }
@@ -183,7 +188,9 @@ pub async fn fuzz(
         finding.time_to_find = time_to_find;
         if let Some(dir) = out {
             let n = report.findings.len() + 1;
-            finding.reproducer = reproducer::write(dir, n, &finding).ok();
+            let record = reproducer::Record::new(target, options, finding.violation.oracle);
+            // A reproducer that cannot be written leaves the finding without one.
+            let _ = reproducer::write(dir, n, &mut finding, &record);
         }
         report.findings.push(finding);
     }
@@ -247,6 +254,7 @@ async fn shrink<T: ValueTree<Value = Vec<Vec<u8>>>>(
         stderr_tail: outcome.stderr_tail,
         seed: options.seed,
         reproducer: None,
+        replay: None,
     })
 }
 

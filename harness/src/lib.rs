@@ -20,8 +20,9 @@
 //!      Report      console, JSON, JUnit, Markdown; baseline of known failures
 //!                                                          (report, baseline)
 //!   Around them: selection and sharding (select), requirement coverage (coverage), the
-//!   `cargo test` integration, one libtest test per check (testing), and the black-box fuzzer
-//!   on the same transports (fuzz)
+//!   `cargo test` integration, one libtest test per check (testing), the black-box fuzzer
+//!   on the same transports (fuzz), and the command line's flag values and pipe-safe output
+//!   (cli_values, output)
 //! ```
 //!
 //! The harness shares no code with the reference server it is tested against (only the
@@ -30,6 +31,7 @@
 pub mod baseline;
 pub mod check;
 pub mod checks;
+pub mod cli_values;
 pub mod coverage;
 pub mod driver;
 pub mod fuzz;
@@ -37,6 +39,7 @@ pub mod fuzz;
 pub mod fuzzing;
 pub mod negotiation;
 pub mod outcome;
+pub mod output;
 pub mod preflight;
 pub mod protocol;
 pub mod report;

@@ -9,9 +9,10 @@ use clap::{Args, Parser, Subcommand};
 
 use mcpspec::baseline::Baseline;
 use mcpspec::check::CheckOptions;
+use mcpspec::cli_values::{self, parse_duration};
 use mcpspec::driver::Settings;
 use mcpspec::target::TargetArgs;
-use mcpspec::{RunOptions, Target, checks};
+use mcpspec::{RunOptions, Target, checks, errln, out, outln};
 
 #[derive(Clone, Copy)]
 enum TargetKind {
@@ -75,8 +76,14 @@ struct NegotiateArgs {
     #[arg(long, value_name = "FILE")]
     expect: Option<PathBuf>,
     /// Seconds to wait for each reply.
-    #[arg(long, value_name = "SECS", default_value_t = 2.0)]
-    timeout: f64,
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "2",
+        value_parser = parse_duration,
+        allow_negative_numbers = true
+    )]
+    timeout: Duration,
     #[command(flatten)]
     target: TargetArgs,
 }
@@ -98,20 +105,44 @@ struct RunArgs {
     #[arg(long)]
     strict: bool,
     /// Seconds to wait for each expected message.
-    #[arg(long, value_name = "SECS", default_value_t = 2.0)]
-    timeout: f64,
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "2",
+        value_parser = parse_duration,
+        allow_negative_numbers = true
+    )]
+    timeout: Duration,
     /// Seconds a fresh server may take to answer its first ping where readiness is judged
     /// (deadlock detection's "not ready" verdict).
-    #[arg(long, value_name = "SECS", default_value_t = 3.0)]
-    ready_timeout: f64,
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "3",
+        value_parser = parse_duration,
+        allow_negative_numbers = true
+    )]
+    ready_timeout: Duration,
     /// Seconds one scenario may take in all.
-    #[arg(long, value_name = "SECS", default_value_t = 15.0)]
-    scenario_timeout: f64,
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "15",
+        value_parser = parse_duration,
+        allow_negative_numbers = true
+    )]
+    scenario_timeout: Duration,
     /// The largest message accepted from the server, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = mcpspec::transport::DEFAULT_MAX_MESSAGE)]
+    #[arg(
+        long,
+        value_name = "BYTES",
+        default_value_t = mcpspec::transport::DEFAULT_MAX_MESSAGE,
+        value_parser = cli_values::at_least_one(),
+        allow_negative_numbers = true
+    )]
     max_message: usize,
-    /// Checks run at the same time.
-    #[arg(long, value_name = "N")]
+    /// Checks run at the same time (1 to 1024).
+    #[arg(long, value_name = "N", value_parser = cli_values::jobs(), allow_negative_numbers = true)]
     jobs: Option<usize>,
     /// Write the report as JSON to FILE (`-` for stdout).
     #[arg(long, value_name = "FILE")]
@@ -152,11 +183,11 @@ fn main() -> ExitCode {
         Command::Coverage { json, markdown } => {
             let coverage = mcpspec::coverage::Coverage::of(&checks::catalogue());
             if json {
-                println!("{}", coverage.to_json());
+                outln!("{}", coverage.to_json());
             } else if markdown {
-                print!("{}", coverage.to_markdown());
+                out!("{}", coverage.to_markdown());
             } else {
-                print!("{}", coverage.to_text());
+                out!("{}", coverage.to_text());
             }
             ExitCode::from(exit::OK)
         }
@@ -175,7 +206,7 @@ fn list(json: bool) {
                 })
             })
             .collect();
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&rows).unwrap_or_default()
         );
@@ -183,18 +214,18 @@ fn list(json: bool) {
     }
     let width = catalogue.iter().map(|c| c.id.len()).max().unwrap_or(0);
     for c in &catalogue {
-        println!(
+        outln!(
             "{:<width$}  {:<6}  {}",
             c.id,
             c.level.to_string(),
             c.requirements.join(", ")
         );
     }
-    println!("\n{} checks", catalogue.len());
+    outln!("\n{} checks", catalogue.len());
 }
 
 fn usage_error(message: impl std::fmt::Display) -> u8 {
-    eprintln!("mcpspec: {message}");
+    errln!("mcpspec: {message}");
     exit::USAGE
 }
 
@@ -210,9 +241,6 @@ fn run(args: RunArgs) -> u8 {
         },
         None => None,
     };
-    if !(args.timeout > 0.0 && args.scenario_timeout > 0.0) {
-        return usage_error("--timeout and --scenario-timeout must be positive");
-    }
     let selected = mcpspec::select::Selection {
         select: args.select.clone(),
         skip: args.skip.clone(),
@@ -229,9 +257,9 @@ fn run(args: RunArgs) -> u8 {
     };
     let options = RunOptions {
         settings: Settings {
-            expect_timeout: Duration::from_secs_f64(args.timeout),
-            scenario_timeout: Duration::from_secs_f64(args.scenario_timeout),
-            ready_timeout: Duration::from_secs_f64(args.ready_timeout),
+            expect_timeout: args.timeout,
+            scenario_timeout: args.scenario_timeout,
+            ready_timeout: args.ready_timeout,
             max_message: args.max_message,
             ..Settings::default()
         },
@@ -278,7 +306,7 @@ fn run(args: RunArgs) -> u8 {
     let mut report = match report {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("mcpspec: {e}");
+            errln!("mcpspec: {e}");
             return exit::TARGET;
         }
     };
@@ -296,9 +324,9 @@ fn run(args: RunArgs) -> u8 {
     let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let to_stdout_json = args.json.as_deref() == Some(std::path::Path::new("-"));
     if to_stdout_json {
-        println!("{}", report.to_json());
+        outln!("{}", report.to_json());
     } else {
-        print!("{}", report.to_console(color));
+        out!("{}", report.to_console(color));
     }
     if let Some(path) = args.json.as_ref().filter(|_| !to_stdout_json) {
         if let Err(e) = std::fs::write(path, report.to_json()) {
@@ -315,7 +343,7 @@ fn run(args: RunArgs) -> u8 {
         }
     }
     if let Some(reason) = &report.target_failure {
-        eprintln!("mcpspec: {reason}");
+        errln!("mcpspec: {reason}");
         return exit::TARGET;
     }
     if report.passed() {
@@ -330,9 +358,6 @@ fn negotiate(args: NegotiateArgs) -> u8 {
         Ok(t) => t,
         Err(message) => return usage_error(message),
     };
-    if args.timeout.is_nan() || args.timeout <= 0.0 {
-        return usage_error("--timeout must be positive");
-    }
     let expected = match &args.expect {
         None => None,
         Some(path) => match std::fs::read_to_string(path)
@@ -350,7 +375,7 @@ fn negotiate(args: NegotiateArgs) -> u8 {
         },
     };
     let settings = std::sync::Arc::new(Settings {
-        expect_timeout: Duration::from_secs_f64(args.timeout),
+        expect_timeout: args.timeout,
         ..Settings::default()
     });
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -362,6 +387,11 @@ fn negotiate(args: NegotiateArgs) -> u8 {
     };
     let outcome = runtime.block_on(async {
         let matrix = mcpspec::negotiation::matrix(&target, &settings).await?;
+        if matrix.answered_nothing() {
+            return Err(mcpspec::target::StartError::new(
+                "the target never produced a JSON-RPC message: no cell of the matrix got a reply",
+            ));
+        }
         let rec = mcpspec::transcript::Recorder::default();
         let client = mcpspec::negotiation::Client::default();
         let path = mcpspec::negotiation::negotiate(&target, &settings, &client, &rec).await?;
@@ -371,41 +401,35 @@ fn negotiate(args: NegotiateArgs) -> u8 {
     let (matrix, path) = match outcome {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("mcpspec: {e}");
+            errln!("mcpspec: {e}");
             return exit::TARGET;
         }
     };
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&matrix).unwrap_or_default()
         );
     } else {
-        println!("mcpspec negotiate — {}", target.describe());
-        print!("{}", matrix.to_table());
-        println!(
+        outln!("mcpspec negotiate — {}", target.describe());
+        out!("{}", matrix.to_table());
+        outln!(
             "a dual-era client ends {} {}: {}",
             path.era,
             path.version.as_deref().unwrap_or("-"),
             path.path
         );
     }
-    if matrix.answered_nothing() {
-        eprintln!(
-            "mcpspec: the target never produced a JSON-RPC message: no cell of the matrix got a reply"
-        );
-        return exit::TARGET;
-    }
     match expected {
         Some(want) => {
             let diff = matrix.diff(&want);
             if diff.is_empty() {
-                eprintln!("the matrix matches the expectation");
+                errln!("the matrix matches the expectation");
                 exit::OK
             } else {
-                eprintln!("the matrix differs from the expectation:");
+                errln!("the matrix differs from the expectation:");
                 for line in diff {
-                    eprintln!("  {line}");
+                    errln!("  {line}");
                 }
                 exit::FAILED
             }

@@ -159,3 +159,209 @@ fn readme_states_the_current_coverage_and_catalogue_size() {
     let checks = format!("from {} checks", catalogue.len());
     assert!(readme.contains(&checks), "README should state {checks}");
 }
+
+/// Every duration flag of every subcommand, with the arguments that reach it.
+const DURATION_FLAGS: &[(&[&str], &str)] = &[
+    (&["run"], "--timeout"),
+    (&["run"], "--ready-timeout"),
+    (&["run"], "--scenario-timeout"),
+    (&["negotiate"], "--timeout"),
+    (&["fuzz"], "--time"),
+    (&["fuzz"], "--timeout"),
+    (&["fuzz"], "--shrink-time"),
+    (&["replay", "finding.jsonl"], "--timeout"),
+];
+
+#[test]
+fn run_timeout_inf_is_a_usage_error_naming_the_flag() {
+    let out = mcpspec()
+        .args(["run", "--timeout", "inf"])
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("--timeout"), "{err}");
+    assert!(err.contains("one day"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn ready_timeout_minus_one_is_a_usage_error() {
+    let out = mcpspec()
+        .args(["run", "--ready-timeout", "-1"])
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("--ready-timeout"), "{err}");
+    assert!(err.contains("more than 0"), "{err}");
+}
+
+#[test]
+fn every_duration_flag_refuses_what_is_not_a_positive_day_or_less() {
+    for (leading, flag) in DURATION_FLAGS {
+        for bad in [
+            "inf", "-1", "0", "NaN", "1e300", "86401", "", "2s", "1e-300",
+        ] {
+            let out = mcpspec()
+                .args(*leading)
+                .args([flag, bad])
+                .timeout(std::time::Duration::from_secs(30))
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            let what = format!("{leading:?} {flag} {bad:?}");
+            assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+            assert!(err.contains(flag), "{what}: {err}");
+            assert!(!err.contains("panicked"), "{what}: {err}");
+        }
+    }
+}
+
+#[test]
+fn counts_of_zero_are_usage_errors() {
+    for (leading, flag) in [
+        (&["run"][..], "--jobs"),
+        (&["run"][..], "--max-message"),
+        (&["fuzz"][..], "--cases"),
+        (&["fuzz"][..], "--max-findings"),
+        (&["fuzz"][..], "--max-message"),
+    ] {
+        let out = mcpspec()
+            .args(leading)
+            .args([flag, "0"])
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(err.contains(flag), "{flag}: {err}");
+    }
+    // More jobs than a semaphore holds used to panic.
+    mcpspec()
+        .args(["run", "--jobs", "18446744073709551615"])
+        .assert()
+        .code(2);
+}
+
+/// A pipe whose reader is already gone: every write to it fails with EPIPE.
+fn closed_pipe() -> std::process::Stdio {
+    let mut reader = std::process::Command::new("true")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let write_end = reader.stdin.take().unwrap();
+    reader.wait().unwrap();
+    write_end.into()
+}
+
+/// Runs mcpspec with `args` in `dir`, its stdout a closed pipe; returns (exit code, stderr).
+fn with_closed_stdout(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
+    use std::io::Read;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpspec"))
+        .current_dir(dir)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(closed_pipe())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("mcpspec {args:?} did not exit within 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (status.code(), err)
+}
+
+#[test]
+fn a_closed_stdout_ends_every_subcommand_quietly_with_its_exit_code() {
+    let dir = tempdir();
+    std::fs::write(
+        dir.join("finding.jsonl"),
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n",
+    )
+    .unwrap();
+    // The reference server's `reply-twice` fault answers this twice.
+    std::fs::write(
+        dir.join("twice.jsonl"),
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\"}\n",
+    )
+    .unwrap();
+    let cases: &[(&[&str], i32)] = &[
+        (&["list"], 0),
+        (&["list", "--json"], 0),
+        (&["coverage"], 0),
+        (&["coverage", "--markdown"], 0),
+        (&["run", "--select", "jsonrpc/parse-error"], 0),
+        (
+            &["run", "--select", "jsonrpc/parse-error", "--json", "-"],
+            0,
+        ),
+        (
+            &[
+                "run",
+                "--select",
+                "jsonrpc/result-type",
+                "--fault",
+                "no-result-type",
+            ],
+            1,
+        ),
+        (&["negotiate"], 0),
+        (&["negotiate", "--json"], 0),
+        (&["fuzz", "--cases", "1", "--time", "1", "--out", "out"], 0),
+        (&["replay", "finding.jsonl"], 0),
+        (&["replay", "twice.jsonl", "--fault", "reply-twice"], 1),
+    ];
+    for (args, code) in cases {
+        let (status, err) = with_closed_stdout(&dir, args);
+        assert_eq!(status, Some(*code), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // The report files asked for are still written.
+    let junit = dir.join("report.xml");
+    let (status, _) = with_closed_stdout(
+        &dir,
+        &[
+            "run",
+            "--select",
+            "jsonrpc/parse-error",
+            "--junit",
+            junit.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(status, Some(0));
+    assert!(junit.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn list_piped_into_head_exits_0() {
+    let out = std::process::Command::new("bash")
+        .args([
+            "-c",
+            r#""$0" list | head -1 >/dev/null; echo "status=${PIPESTATUS[0]}""#,
+            env!("CARGO_BIN_EXE_mcpspec"),
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stdout.trim(), "status=0", "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

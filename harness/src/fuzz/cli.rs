@@ -10,8 +10,11 @@ use std::time::Duration;
 use clap::Args;
 use tokio::time::Instant;
 
+use super::reproducer::{Record, RecordedTarget, record_path};
 use super::{ExecOptions, FuzzOptions, Stats};
+use crate::cli_values::{at_least_one, parse_duration};
 use crate::target::Target;
+use crate::{err, errln, outln};
 
 const OK: u8 = 0;
 const FOUND: u8 = 1;
@@ -32,29 +35,64 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// Stop after N generated cases.
-    #[arg(long, value_name = "N")]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..),
+        allow_negative_numbers = true
+    )]
     pub cases: Option<u64>,
     /// Stop generating after SECS seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
-    pub time: f64,
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "60",
+        value_parser = parse_duration,
+        allow_negative_numbers = true
+    )]
+    pub time: Duration,
     /// Where reproducers are written.
     #[arg(long, value_name = "DIR", default_value = "mcpspec-out/fuzz")]
     pub out: PathBuf,
     /// How long a reply may take, in seconds (the bounded-reply-time oracle).
-    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
-    pub timeout: f64,
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "1",
+        value_parser = parse_duration,
+        allow_negative_numbers = true
+    )]
+    pub timeout: Duration,
     /// The bound on shrinking one finding, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
-    pub shrink_time: f64,
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "30",
+        value_parser = parse_duration,
+        allow_negative_numbers = true
+    )]
+    pub shrink_time: Duration,
     /// Stop after N distinct findings (one per oracle).
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 3,
+        value_parser = at_least_one(),
+        allow_negative_numbers = true
+    )]
     pub max_findings: usize,
     /// Seed messages: `*.json` / `*.jsonl` files or directories of them. Repeatable. Default:
     /// fixtures/fuzz/seeds and ../shared/mcp-spec/schema/2026-07-28/examples, when present.
     #[arg(long, value_name = "PATH")]
     pub seeds: Vec<PathBuf>,
     /// The largest line accepted from the server, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = 4 * 1024 * 1024)]
+    #[arg(
+        long,
+        value_name = "BYTES",
+        default_value_t = crate::transport::DEFAULT_MAX_MESSAGE,
+        value_parser = at_least_one(),
+        allow_negative_numbers = true
+    )]
     pub max_message: usize,
     #[command(flatten)]
     pub target: crate::target::TargetArgs,
@@ -63,17 +101,27 @@ pub struct FuzzArgs {
 /// `mcpspec replay`.
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
-    /// A reproducer written by `mcpspec fuzz` (one line per message sent).
+    /// A reproducer written by `mcpspec fuzz` (one line per message sent). It replays on the
+    /// target recorded next to it (`.target.json`) unless a target is given here.
     pub file: PathBuf,
-    /// How long a reply may take, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 1.0)]
-    pub timeout: f64,
+    /// How long a reply may take, in seconds (default: the timeout the finding was made with,
+    /// else 1).
+    #[arg(
+        long,
+        value_name = "SECS",
+        value_parser = parse_duration,
+        allow_negative_numbers = true
+    )]
+    pub timeout: Option<Duration>,
+    /// Replay on the target given here even though the finding was made on another.
+    #[arg(long)]
+    pub target_mismatch_ok: bool,
     #[command(flatten)]
     pub target: crate::target::TargetArgs,
 }
 
 fn usage(message: impl std::fmt::Display) -> u8 {
-    eprintln!("mcpspec: {message}");
+    errln!("mcpspec: {message}");
     USAGE
 }
 
@@ -91,13 +139,6 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         Ok(t) => t,
         Err(e) => return usage(e),
     };
-    let positive = |x: f64| x.is_finite() && x > 0.0;
-    if !(positive(args.time) && positive(args.timeout) && positive(args.shrink_time)) {
-        return usage("--time, --timeout and --shrink-time must be positive");
-    }
-    if args.max_findings == 0 {
-        return usage("--max-findings must be at least 1");
-    }
     let seed = args.seed.unwrap_or_else(clock_seed);
     let seed_paths: Vec<PathBuf> = if args.seeds.is_empty() {
         DEFAULT_SEEDS
@@ -112,11 +153,11 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
     let mut options = FuzzOptions {
         seed,
         cases: args.cases.unwrap_or(u64::MAX),
-        time: Duration::from_secs_f64(args.time),
-        shrink_time: Duration::from_secs_f64(args.shrink_time),
+        time: args.time,
+        shrink_time: args.shrink_time,
         max_findings: args.max_findings,
         exec: ExecOptions {
-            reply_timeout: Duration::from_secs_f64(args.timeout),
+            reply_timeout: args.timeout,
             max_message: args.max_message,
             ..ExecOptions::default()
         },
@@ -127,37 +168,37 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         Err(e) => return usage(format!("cannot start the async runtime: {e}")),
     };
     super::quiet_panics();
-    eprintln!(
+    errln!(
         "mcpspec fuzz: {} — seed {seed}, {} seed message(s), up to {:.0} s",
         target.describe(),
         options.seeds.len(),
-        args.time
+        args.time.as_secs_f64()
     );
     let tty = std::io::stderr().is_terminal();
     let result = runtime.block_on(async {
         options.exec.startup_allowance = calibrate(&target, args.max_message).await?;
         super::fuzz(&target, &options, Some(&args.out), |stats, found| {
             if tty {
-                eprint!("\r{}", progress_line(stats, found));
+                err!("\r{}", progress_line(stats, found));
             }
         })
         .await
     });
     drop(runtime);
     if tty {
-        eprintln!();
+        errln!();
     }
     let report = match result {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("mcpspec: {e}");
+            errln!("mcpspec: {e}");
             return TARGET;
         }
     };
     for finding in &report.findings {
-        println!("{}\n", finding.summary());
+        outln!("{}\n", finding.summary());
     }
-    println!(
+    outln!(
         "{} finding(s); {}",
         report.findings.len(),
         progress_line(&report.stats, report.findings.len())
@@ -171,25 +212,38 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
 
 /// Runs `mcpspec replay`; returns the exit code.
 pub fn replay_main(args: ReplayArgs) -> u8 {
-    let target = match args.target.target(false) {
-        Ok(t) => t,
-        Err(e) => return usage(e),
-    };
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return usage("--timeout must be positive");
-    }
     let case = match super::reproducer::read(&args.file) {
         Ok(c) => c,
         Err(e) => return usage(format!("cannot read {}: {e}", args.file.display())),
+    };
+    let record = match super::reproducer::read_record(&args.file) {
+        Ok(r) => r,
+        Err(e) => return usage(e),
+    };
+    let target = match replay_target(&args, record.as_ref()) {
+        Ok(t) => t,
+        Err(e) => return usage(e),
+    };
+    let timeout = match (args.timeout, &record) {
+        (Some(t), _) => t,
+        (None, Some(r)) => match r.timeout() {
+            Ok(t) => t,
+            Err(e) => return usage(format!("{}: {e}", record_path(&args.file).display())),
+        },
+        (None, None) => super::reproducer::DEFAULT_REPLAY_TIMEOUT,
     };
     let runtime = match runtime() {
         Ok(r) => r,
         Err(e) => return usage(format!("cannot start the async runtime: {e}")),
     };
     super::quiet_panics();
+    let defaults = ExecOptions::default();
     let mut exec = ExecOptions {
-        reply_timeout: Duration::from_secs_f64(args.timeout),
-        ..ExecOptions::default()
+        reply_timeout: timeout,
+        max_message: record
+            .as_ref()
+            .map_or(defaults.max_message, |r| r.max_message.max(1)),
+        ..defaults
     };
     let outcome = runtime.block_on(async {
         exec.startup_allowance = calibrate(&target, exec.max_message).await?;
@@ -198,34 +252,97 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
     drop(runtime);
     match outcome {
         Err(e) => {
-            eprintln!("mcpspec: {e}");
+            errln!("mcpspec: {e}");
             TARGET
         }
         Ok(outcome) => match outcome.violation {
             Some(v) => {
-                println!(
-                    "reproduced [{}] {}. Rule: {}. ({} message(s) from {})",
+                outln!(
+                    "reproduced [{}] {}. Rule: {}. ({} message(s) from {} on {})",
                     v.oracle.id(),
                     v.detail,
                     v.oracle.rule(),
                     case.len(),
-                    args.file.display()
+                    args.file.display(),
+                    target.describe()
                 );
                 if let Some(last) = outcome.stderr_tail.last() {
-                    println!("last stderr line: {last}");
+                    outln!("last stderr line: {last}");
                 }
                 FOUND
             }
             None => {
-                println!(
-                    "not reproduced: {} message(s) from {} tripped no oracle",
+                outln!(
+                    "not reproduced: {} message(s) from {} tripped no oracle on {}",
                     case.len(),
-                    args.file.display()
+                    args.file.display(),
+                    target.describe()
                 );
                 OK
             }
         },
     }
+}
+
+/// The target a replay runs on: the recorded one unless the command line names one, which
+/// must then be the same server unless `--target-mismatch-ok` is given. A reproducer without a
+/// record (an older mcpspec's) runs on the target given, or the embedded default, with a note.
+fn replay_target(args: &ReplayArgs, record: Option<&Record>) -> Result<Target, String> {
+    let file = args.file.display();
+    let given = &args.target;
+    let names_a_target = given.url.is_some()
+        || !given.command.is_empty()
+        || !given.fault.is_empty()
+        || given.eras.is_some();
+    let Some(record) = record else {
+        let target = given.target(false)?;
+        errln!(
+            "mcpspec replay: no target was recorded for {file} ({} is missing); replaying on {}",
+            record_path(&args.file).display(),
+            target.describe()
+        );
+        return Ok(target);
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    if record.mcpspec_version != version {
+        errln!(
+            "mcpspec replay: {file} was written by mcpspec {}; this is mcpspec {version}",
+            record.mcpspec_version
+        );
+    }
+    let recorded = record.target.target().map_err(|e| {
+        format!(
+            "the target recorded in {} cannot be used: {e}",
+            record_path(&args.file).display()
+        )
+    })?;
+    if !names_a_target {
+        errln!(
+            "mcpspec replay: replaying on the recorded target: {}",
+            recorded.describe()
+        );
+        return Ok(recorded);
+    }
+    let target = given.target(false)?;
+    if RecordedTarget::of(&target).same_server(&record.target) {
+        return Ok(target);
+    }
+    if args.target_mismatch_ok {
+        errln!(
+            "mcpspec replay: replaying on {}, not on {}, where the finding was made \
+             (--target-mismatch-ok)",
+            target.describe(),
+            recorded.describe()
+        );
+        return Ok(target);
+    }
+    Err(format!(
+        "{file} was found on {}, not on {}: replaying it elsewhere says nothing about whether \
+         it is fixed. Leave the target out to replay on the recorded one, or add \
+         --target-mismatch-ok",
+        recorded.describe(),
+        target.describe()
+    ))
 }
 
 /// How long a fresh server takes to answer its first `ping`, doubled (zero in memory). This is
@@ -248,7 +365,7 @@ async fn calibrate(
             return Ok(started.elapsed() * 2);
         }
     }
-    eprintln!("mcpspec fuzz: the server did not answer a first `ping` within 10 s");
+    errln!("mcpspec fuzz: the server did not answer a first `ping` within 10 s");
     Ok(Duration::from_secs(10))
 }
 
@@ -273,6 +390,16 @@ fn clock_seed() -> u64 {
 pub fn reproducer_in(summary: &str) -> Option<&Path> {
     let start = summary.find("Reproducer: ")? + "Reproducer: ".len();
     let rest = &summary[start..];
-    let end = rest.find(" (`mcpspec replay")?;
+    let end = rest.find(" (`")?;
     Some(Path::new(&rest[..end]))
+}
+
+/// The replay command a summary prints (shell-quoted, as it runs), for tests and scripts.
+pub fn replay_command_in(summary: &str) -> Option<&str> {
+    let start = summary.find("Reproducer: ")?;
+    let rest = &summary[start..];
+    let open = rest.find(" (`")? + " (`".len();
+    let rest = &rest[open..];
+    let close = rest.find("`).")?;
+    Some(&rest[..close])
 }

@@ -1,0 +1,352 @@
+//! No argument makes mcpspec panic: every subcommand of the built binary, run with generated
+//! hostile values for its flags (negative, zero, NaN, infinities, 1e300, empty, not numbers,
+//! very long, odd unicode), exits 0, 1, 2 or 3 and never prints "panicked".
+//!
+//! Each invocation gets one or two hostile flags; the others are absent or hold a cheap valid
+//! value, so that a hostile value the parser accepts (a tiny timeout, an odd `--skip`) really
+//! runs: `run` selects one small check of the embedded server, `fuzz` runs one case, and every
+//! path a flag writes lies in a temporary directory the commands run in.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use proptest::prelude::*;
+use proptest::test_runner::Config;
+
+/// What a flag takes, for choosing its hostile and its valid values.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    /// A duration in seconds.
+    Secs,
+    /// A count that must be at least 1.
+    Count,
+    /// Any u64.
+    Seed,
+    /// A free string (a selection, a tool name).
+    Text,
+    /// A file or directory mcpspec writes.
+    Written,
+    /// A file mcpspec reads.
+    Read,
+    Url,
+    Shard,
+    Fault,
+    Eras,
+    /// A flag without a value.
+    Switch,
+}
+
+/// The flags of each subcommand (target flags included).
+const RUN: &[(&str, Kind)] = &[
+    ("--select", Kind::Text),
+    ("--skip", Kind::Text),
+    ("--shard", Kind::Shard),
+    ("--strict", Kind::Switch),
+    ("--timeout", Kind::Secs),
+    ("--ready-timeout", Kind::Secs),
+    ("--scenario-timeout", Kind::Secs),
+    ("--max-message", Kind::Count),
+    ("--jobs", Kind::Count),
+    ("--json", Kind::Written),
+    ("--junit", Kind::Written),
+    ("--markdown", Kind::Written),
+    ("--transcripts", Kind::Written),
+    ("--baseline", Kind::Read),
+    ("--allow-tool", Kind::Text),
+    ("--probe-profile", Kind::Switch),
+    ("--url", Kind::Url),
+    ("--fault", Kind::Fault),
+    ("--eras", Kind::Eras),
+];
+const NEGOTIATE: &[(&str, Kind)] = &[
+    ("--json", Kind::Switch),
+    ("--expect", Kind::Read),
+    ("--timeout", Kind::Secs),
+    ("--url", Kind::Url),
+    ("--fault", Kind::Fault),
+    ("--eras", Kind::Eras),
+];
+const FUZZ: &[(&str, Kind)] = &[
+    ("--seed", Kind::Seed),
+    ("--cases", Kind::Count),
+    ("--time", Kind::Secs),
+    ("--out", Kind::Written),
+    ("--timeout", Kind::Secs),
+    ("--shrink-time", Kind::Secs),
+    ("--max-findings", Kind::Count),
+    ("--seeds", Kind::Read),
+    ("--max-message", Kind::Count),
+    ("--url", Kind::Url),
+    ("--fault", Kind::Fault),
+    ("--eras", Kind::Eras),
+];
+const REPLAY: &[(&str, Kind)] = &[
+    ("--timeout", Kind::Secs),
+    ("--target-mismatch-ok", Kind::Switch),
+    ("--url", Kind::Url),
+    ("--fault", Kind::Fault),
+    ("--eras", Kind::Eras),
+];
+const LIST: &[(&str, Kind)] = &[("--json", Kind::Switch)];
+const COVERAGE: &[(&str, Kind)] = &[("--json", Kind::Switch), ("--markdown", Kind::Switch)];
+
+/// The directory every invocation runs in (relative paths and default outputs land there),
+/// with a small reproducer, `finding.jsonl`, for `replay`.
+fn base() -> &'static Path {
+    static BASE: OnceLock<PathBuf> = OnceLock::new();
+    BASE.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("mcpspec-hostile-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("finding.jsonl"),
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join("not-yaml.txt"), "{[: \u{0}\n").unwrap();
+        dir
+    })
+}
+
+/// Strings no flag should make sense of.
+fn garbage() -> BoxedStrategy<String> {
+    prop_oneof![
+        Just(String::new()),
+        Just(" ".to_owned()),
+        Just("-".to_owned()),
+        Just("--".to_owned()),
+        Just("\u{202e}\u{0301}\u{fffd}".to_owned()),
+        Just("٣".to_owned()),
+        Just("🦀".repeat(300)),
+        Just("9".repeat(5000)),
+        Just("a".repeat(70_000)),
+        "\\PC{0,24}",
+    ]
+    .boxed()
+}
+
+fn hostile(kind: Kind) -> BoxedStrategy<String> {
+    let numbers = prop_oneof![
+        Just("0".to_owned()),
+        Just("-0".to_owned()),
+        Just("-1".to_owned()),
+        Just("NaN".to_owned()),
+        Just("inf".to_owned()),
+        Just("-inf".to_owned()),
+        Just("infinity".to_owned()),
+        Just("1e300".to_owned()),
+        Just("-1e300".to_owned()),
+        Just("1e-300".to_owned()),
+        Just("86400.001".to_owned()),
+        Just("0x10".to_owned()),
+        Just("1.5".to_owned()),
+        Just("18446744073709551616".to_owned()),
+        Just("18446744073709551615".to_owned()),
+        (-1e300f64..-1e-300).prop_map(|x| x.to_string()),
+        (86_400.5f64..1e300).prop_map(|x| x.to_string()),
+        // Positive but below a nanosecond: a duration that would round to zero.
+        (1e-300f64..1e-10).prop_map(|x| x.to_string()),
+        any::<i64>().prop_map(|x| x.to_string()),
+    ];
+    match kind {
+        Kind::Secs | Kind::Count | Kind::Seed => prop_oneof![3 => numbers, 1 => garbage()].boxed(),
+        Kind::Text | Kind::Fault | Kind::Eras | Kind::Shard => prop_oneof![
+            2 => garbage(),
+            1 => numbers,
+            1 => Just("0/0".to_owned()),
+            1 => Just("1/18446744073709551615".to_owned()),
+            1 => Just("both\u{7f}".to_owned()),
+        ]
+        .boxed(),
+        // Names inside the temporary directory only: mcpspec writes there.
+        Kind::Written => prop_oneof![
+            Just(String::new()),
+            Just("finding.jsonl/x".to_owned()),
+            Just("-".to_owned()),
+            Just("n".repeat(300)),
+            "[a-zA-Z\u{e9}\u{202e} ]{1,12}",
+        ]
+        .prop_map(|name| in_base(&name))
+        .boxed(),
+        Kind::Read => prop_oneof![
+            Just(String::new()),
+            Just(in_base("missing.yaml")),
+            Just(in_base("not-yaml.txt")),
+            Just(in_base("finding.jsonl")),
+            Just(base().display().to_string()),
+            Just(in_base(&"n".repeat(300))),
+        ]
+        .boxed(),
+        // URLs refused when parsed only: nothing that reaches beyond this machine, and no
+        // unreachable one either (it is judged only after the transport's own timeouts).
+        Kind::Url => prop_oneof![
+            Just("http://".to_owned()),
+            Just("HTTP://127.0.0.1:1/".to_owned()),
+            Just("https://127.0.0.1:1/".to_owned()),
+            Just("ftp://127.0.0.1/".to_owned()),
+            garbage().prop_filter("not a URL", |s| !s.starts_with("http")),
+        ]
+        .boxed(),
+        Kind::Switch => Just(String::new()).boxed(),
+    }
+}
+
+/// Cheap valid values of the flag `name` (a run with them takes well under a second); none for
+/// a URL or a file read.
+fn valid(name: &str, kind: Kind) -> Option<BoxedStrategy<String>> {
+    let s = |v: &[&str]| {
+        proptest::sample::select(v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>()).boxed()
+    };
+    Some(match kind {
+        Kind::Url | Kind::Read => return None,
+        Kind::Secs => s(&["0.2", "1", "2"]),
+        Kind::Count => s(&["1", "2", "4096"]),
+        Kind::Seed => any::<u64>().prop_map(|x| x.to_string()).boxed(),
+        Kind::Text => s(&["jsonrpc/parse-error", "RPC-5", "add"]),
+        Kind::Written => Just(in_base(&format!("valid{name}"))).boxed(),
+        Kind::Shard => s(&["1/1", "2/2"]),
+        Kind::Fault => s(&["reply-twice"]),
+        Kind::Eras => s(&["both", "modern", "legacy"]),
+        Kind::Switch => Just(String::new()).boxed(),
+    })
+}
+
+fn in_base(name: &str) -> String {
+    base().join(name).display().to_string()
+}
+
+/// The flags of one invocation, each with its value (none for a switch): one or two hostile,
+/// the rest absent or valid.
+fn flags(
+    table: &'static [(&'static str, Kind)],
+) -> impl Strategy<Value = Vec<(String, Option<String>)>> {
+    let valid: Vec<_> = table
+        .iter()
+        .map(|(name, kind)| match valid(name, *kind) {
+            Some(v) => prop::option::weighted(0.3, v).boxed(),
+            None => Just(None).boxed(),
+        })
+        .collect();
+    let one_hostile = (0..table.len()).prop_flat_map(move |i| (Just(i), hostile(table[i].1)));
+    (valid, prop::collection::vec(one_hostile, 1..=2)).prop_map(move |(valid, hostile)| {
+        let valid = valid
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, v)| Some((i, v?)))
+            .filter(|(i, _)| !hostile.iter().any(|(h, _)| h == i));
+        valid
+            .chain(hostile.iter().cloned())
+            .map(|(i, value)| {
+                let (name, kind) = table[i];
+                let value = (!matches!(kind, Kind::Switch)).then_some(value);
+                (name.to_owned(), value)
+            })
+            .collect()
+    })
+}
+
+/// Runs `mcpspec` with `leading` arguments, the `defaults` the flags do not name, and the
+/// flags; asserts an exit code of 0 to 3 and no panic.
+fn survives(
+    leading: &[&str],
+    defaults: &[(&str, &str)],
+    flags: &[(String, Option<String>)],
+) -> Result<(), TestCaseError> {
+    let mut args: Vec<String> = leading.iter().map(|a| (*a).to_owned()).collect();
+    for (name, value) in defaults {
+        if !flags.iter().any(|(n, _)| n == name) {
+            args.push((*name).to_owned());
+            args.push((*value).to_owned());
+        }
+    }
+    for (name, value) in flags {
+        args.push(name.clone());
+        args.extend(value.clone());
+    }
+    let shown = args
+        .iter()
+        .map(|a| format!("{:?}", shorten(a)))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let output = Command::cargo_bin("mcpspec")
+        .expect("the mcpspec binary is built")
+        .current_dir(base())
+        .args(&args)
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let code = output.status.code();
+    prop_assert!(
+        matches!(code, Some(0..=3)),
+        "mcpspec {shown} exited {code:?}: {}",
+        shorten(&stderr)
+    );
+    prop_assert!(
+        !stderr.contains("panicked"),
+        "mcpspec {shown} panicked: {}",
+        shorten(&stderr)
+    );
+    Ok(())
+}
+
+fn shorten(s: &str) -> String {
+    let mut out: String = s.chars().take(300).collect();
+    if out.len() < s.len() {
+        out.push('…');
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 10, failure_persistence: None, ..Config::default() })]
+
+    #[test]
+    fn run_survives_hostile_flags(flags in flags(RUN)) {
+        survives(&["run", "--select", "jsonrpc/parse-error"], &[], &flags)?;
+    }
+
+    #[test]
+    fn fuzz_survives_hostile_flags(flags in flags(FUZZ)) {
+        let out = in_base("fuzz-out");
+        let defaults = [("--cases", "1"), ("--time", "1"), ("--shrink-time", "1"), ("--out", &out)];
+        survives(&["fuzz"], &defaults, &flags)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 8, failure_persistence: None, ..Config::default() })]
+
+    #[test]
+    fn negotiate_survives_hostile_flags(flags in flags(NEGOTIATE)) {
+        survives(&["negotiate"], &[], &flags)?;
+    }
+
+    #[test]
+    fn replay_survives_hostile_flags(
+        file in prop_oneof![Just("finding.jsonl".to_owned()), hostile(Kind::Read)],
+        flags in flags(REPLAY),
+    ) {
+        survives(&["replay", &file], &[], &flags)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 3, failure_persistence: None, ..Config::default() })]
+
+    #[test]
+    fn list_and_coverage_survive_hostile_flags(
+        list in flags(LIST),
+        coverage in flags(COVERAGE),
+        extra in garbage(),
+    ) {
+        survives(&["list"], &[], &list)?;
+        survives(&["coverage"], &[], &coverage)?;
+        // A stray value where none is taken.
+        survives(&["list", "--json", &extra], &[], &[])?;
+    }
+}
