@@ -726,6 +726,79 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_too_deep_is_named_and_keeps_its_id() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":7,"result":{}1{}}}"#,
+            r#"{"a":"#.repeat(100_000),
+            "}".repeat(100_000)
+        );
+        let f = Frame::decode(deep.as_bytes());
+        assert_eq!(
+            f.parsed,
+            Err(DecodeError::TooDeep {
+                depth: 100_001,
+                limit: MAX_DEPTH
+            })
+        );
+        assert!(f.json.is_none());
+        assert_eq!(f.raw_id(), Some(&json!(7)));
+        assert!(!f.has_method());
+        // The id may come after the deep member too.
+        let late = format!(
+            r#"{{"result":{}{},"id":"x"}}"#,
+            "[".repeat(500),
+            "]".repeat(500)
+        );
+        assert_eq!(Frame::decode(late.as_bytes()).raw_id(), Some(&json!("x")));
+    }
+
+    #[test]
+    fn a_reply_not_utf8_keeps_its_id() {
+        let f = Frame::decode(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"x\":\"\xff\"}}");
+        assert!(matches!(f.parsed, Err(DecodeError::NotUtf8 { offset: 39 })));
+        assert_eq!(f.raw_id(), Some(&json!(3)));
+        assert!(f.parsed.as_ref().is_err_and(DecodeError::is_unreadable));
+    }
+
+    #[test]
+    fn an_oversized_head_keeps_its_id_when_it_comes_first() {
+        let f = Frame::oversized(
+            br#"{"jsonrpc":"2.0","id":"a\"b","result":{"text":"xxxx"#,
+            10,
+        );
+        assert_eq!(f.parsed, Err(DecodeError::TooLarge { limit: 10 }));
+        assert_eq!(f.raw_id(), Some(&json!("a\"b")));
+        let f = Frame::oversized(br#"{"jsonrpc":"2.0","result":{"text":"xxxx"#, 10);
+        assert_eq!(f.raw_id(), None);
+    }
+
+    #[test]
+    fn the_scan_never_panics_on_fragments() {
+        for text in [
+            "",
+            "{",
+            "{\"",
+            "{\"id\"",
+            "{\"id\":",
+            "{\"id\":1",
+            "{\"id\":[1,",
+            "[1,2]",
+            "{\"a\\",
+            "{\"method\":\"x\",\"id\":null}",
+            "{:}",
+            "{\"a\":}",
+            "}}}",
+        ] {
+            let _ = scan_envelope(text.as_bytes());
+            let _ = nesting_depth(text.as_bytes());
+        }
+        let e = scan_envelope(br#"{"method":"x","id":null}"#).unwrap();
+        assert!(e.has_method);
+        assert_eq!(e.id, Some(Value::Null));
+        assert_eq!(nesting_depth(br#"{"a":"{{{[[[","b":[[1]]}"#), 3);
+    }
+
+    #[test]
     fn round_trips() {
         let m = Message::Request {
             id: Id::Str("7".into()),

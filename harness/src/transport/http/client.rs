@@ -28,11 +28,32 @@ impl Endpoint {
         if authority.is_empty() {
             return Err(format!("`{url}` has no host"));
         }
+        if authority
+            .bytes()
+            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+        {
+            return Err(format!(
+                "`{url}`: the host has a space or control character"
+            ));
+        }
         let authority = if authority.contains(':') && !authority.ends_with(']') {
             authority.to_owned()
         } else {
             format!("{authority}:80")
         };
+        // Host and port: a bracketed IPv6 literal must close, a host must be named and the
+        // port must be a number a socket can have.
+        let (host, port) = authority
+            .rsplit_once(':')
+            .ok_or_else(|| format!("`{url}` has no port"))?;
+        if host.is_empty() || (host.starts_with('[') != host.ends_with(']')) {
+            return Err(format!("`{url}` has no valid host"));
+        }
+        if !matches!(port.parse::<u16>(), Ok(p) if p > 0) {
+            return Err(format!(
+                "`{url}`: the port `{port}` is not between 1 and 65535"
+            ));
+        }
         Ok(Endpoint {
             authority,
             path: path.to_owned(),
@@ -438,6 +459,19 @@ mod tests {
             "localhost:80"
         );
         assert!(Endpoint::parse("https://x/y").is_err());
+        for bad in [
+            "http://127.0.0.1:99999/",
+            "http://[::1",
+            "http://:80/",
+            "http://a b/",
+            "http://127.0.0.1:0/",
+        ] {
+            assert!(Endpoint::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            Endpoint::parse("http://[::1]:8080/mcp").unwrap().authority,
+            "[::1]:8080"
+        );
     }
 
     #[test]
