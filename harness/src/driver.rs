@@ -465,6 +465,25 @@ impl Peer {
         }
     }
 
+    /// Replies nobody asked for: the unclaimed backlog and everything that arrives within the
+    /// quiet period, less server notifications and requests (POL-23: a message with `method` is
+    /// never a reply, whatever it follows). HTTP 4xx rejections of notification POSTs (HTTP-3)
+    /// are left in: the caller tells them apart.
+    pub async fn unasked_replies(&mut self) -> Vec<Frame> {
+        let mut frames = self.drain_backlog();
+        let deadline = Instant::now() + self.settings.quiet;
+        let mut silent = true;
+        while let Incoming::Frame(f) = self.next(deadline).await {
+            silent = false;
+            frames.push(f);
+        }
+        if silent {
+            self.note(format!("silent for {} ms", millis(self.settings.quiet)));
+        }
+        frames.retain(|f| !f.has_method());
+        frames
+    }
+
     /// Frames received but not claimed yet (notifications, stray replies), and removes them.
     pub fn drain_backlog(&mut self) -> Vec<Frame> {
         self.backlog.drain(..).collect()

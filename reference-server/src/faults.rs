@@ -46,6 +46,7 @@ faults! {
     IdAsNumber = "id-as-number": "Numeric-looking string ids are echoed as numbers.",
     IdAsString = "id-as-string": "Integer ids are echoed as strings.",
     ReplyToNotifications = "reply-to-notifications": "Notifications (known and unknown) get an error reply.",
+    ResultToInvalidMessage = "result-to-invalid-message": "An id-less message with malformed `params` (an invalid Request, not a notification) is answered with a result and `id: null`.",
     UnknownMethodWrongCode = "unknown-method-wrong-code": "Unknown methods get -32600 instead of -32601.",
     UnknownMethodCode32000 = "unknown-method-code-32000": "Unknown methods get -32000 (implementation-defined range).",
     UnknownMethodCode32050 = "unknown-method-code-32050": "Unknown methods get -32050 (an undefined reserved code).",

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
@@ -124,6 +124,12 @@ async fn handle_line(
                 conn.send(Outbound::Reply {
                     id: Value::Null,
                     outcome: Err(RpcError::invalid_request("malformed notification")),
+                });
+            }
+            if conn.has(Fault::ResultToInvalidMessage) {
+                conn.send(Outbound::Reply {
+                    id: Value::Null,
+                    outcome: Ok(json!({})),
                 });
             }
         }

@@ -99,6 +99,16 @@ async fn demonstrate(fault: Fault) {
                 .await;
             assert!(c.recv().await["error"].is_object());
         }
+        Fault::ResultToInvalidMessage => {
+            let mut c = start(config(f));
+            c.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":"oops"}"#)
+                .await;
+            let reply = c.recv().await;
+            assert!(
+                reply["result"].is_object() && reply["id"].is_null(),
+                "{reply}"
+            );
+        }
         Fault::UnknownMethodWrongCode => unknown_method_code(f, -32600).await,
         Fault::UnknownMethodCode32000 => unknown_method_code(f, -32000).await,
         Fault::UnknownMethodCode32050 => unknown_method_code(f, -32050).await,

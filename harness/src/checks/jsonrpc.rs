@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use super::{expect_alive, expect_code_or, grade_error_code, served_method};
 use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Incoming, Peer, Reply, notification, raw, request};
+use crate::driver::{Peer, Reply, notification, raw, request};
 use crate::outcome::{Era, Level, Outcome};
 use crate::protocol::{code, method};
 use crate::wire::{HttpContext, Message};
@@ -123,13 +123,13 @@ pub fn group() -> Vec<Check> {
         },
         Check {
             id: "jsonrpc/notification/malformed-no-reply",
-            requirements: &["RPC-4"],
+            requirements: &["RPC-4", "POL-25"],
             level: Level::Must,
             era: Era::Any,
             needs: &[Need::Modern],
-            description: "A notification with malformed params gets no reply either.",
-            expectation: "nothing but the reply to a following request",
-            faults: &["reply-to-notifications"],
+            description: "An id-less message whose `params` is a string is not a valid notification but an invalid Request (POL-25).",
+            expectation: "silence, or -32600 with no id or `id: null`; never a result or another reply",
+            faults: &["result-to-invalid-message"],
             script: |s| Box::pin(malformed_notification_no_reply(s)),
         },
         Check {
@@ -351,6 +351,13 @@ async fn id_echoed(s: &mut Scenario, id: Value) -> Verdict {
 
 /// After notifications, a sentinel request's reply must be the only thing that arrives.
 async fn only_sentinel_reply(peer: &mut Peer, what: &str) -> Verdict {
+    only_sentinel_reply_or(peer, what, false).await
+}
+
+/// The sentinel's reply and nothing else may come back. With `invalid_request`, what was sent is
+/// an invalid Request rather than a notification (POL-25), so a -32600 error without an id (or
+/// with `id: null`) may answer it too.
+async fn only_sentinel_reply_or(peer: &mut Peer, what: &str, invalid_request: bool) -> Verdict {
     let sentinel = peer
         .send(request(method::DISCOVER))
         .await
@@ -362,10 +369,7 @@ async fn only_sentinel_reply(peer: &mut Peer, what: &str) -> Verdict {
             reply.describe()
         )));
     }
-    let mut frames = peer.drain_backlog();
-    if let Some(Incoming::Frame(f)) = peer.expect_silence().await {
-        frames.push(f);
-    }
+    let frames = peer.unasked_replies().await;
     // Over HTTP a notification POST that is not accepted gets a 4xx (HTTP-3), possibly with an
     // error body: that is the transport's rejection, not a JSON-RPC response.
     let (rejections, extra): (Vec<_>, Vec<_>) = frames.into_iter().partition(|f| {
@@ -373,8 +377,16 @@ async fn only_sentinel_reply(peer: &mut Peer, what: &str) -> Verdict {
             .as_ref()
             .is_some_and(HttpContext::rejects_notification)
     });
+    let (invalid_request_errors, extra): (Vec<_>, Vec<_>) = extra.into_iter().partition(|f| {
+        invalid_request
+            && matches!(&f.parsed, Ok(Message::Error { id: None, error })
+                    if error.code == code::INVALID_REQUEST)
+    });
     let extra: Vec<String> = extra.iter().map(|f| f.text()).collect();
     match extra.first() {
+        None if !invalid_request_errors.is_empty() => Ok(Outcome::pass(format!(
+            "{what} got -32600 without an id, as JSON-RPC 2.0 answers an invalid Request (POL-25)"
+        ))),
         None if !rejections.is_empty() => Ok(Outcome::pass(format!(
             "no JSON-RPC reply to {what} ({} HTTP 4xx rejection(s), as HTTP-3 allows)",
             rejections.len()
@@ -402,7 +414,7 @@ async fn malformed_notification_no_reply(s: &mut Scenario) -> Verdict {
         &br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":"oops"}"#[..],
     ))
     .await;
-    only_sentinel_reply(&mut peer, "a notification with string params").await
+    only_sentinel_reply_or(&mut peer, "an id-less message with string params", true).await
 }
 
 async fn unknown_method(s: &mut Scenario) -> Verdict {

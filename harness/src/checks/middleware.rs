@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use super::expect_alive;
 use crate::check::{Check, Need, Scenario, Verdict};
 use crate::checks::deadlock::{self, Detection};
-use crate::driver::{Incoming, Peer, notification, preview, request, shorten};
+use crate::driver::{Peer, notification, preview, request, shorten};
 use crate::negotiation::initialize;
 use crate::outcome::{Era, Level, Outcome};
 use crate::protocol::{method, names, version};
@@ -608,10 +608,12 @@ async fn notification_discarded(s: &mut Scenario) -> Verdict {
     )
     .await;
     expect_alive(&mut peer, "a notification answered by the probe").await?;
-    let mut extra: Vec<String> = peer.drain_backlog().iter().map(|f| f.text()).collect();
-    if let Some(Incoming::Frame(f)) = peer.expect_silence().await {
-        extra.push(f.text());
-    }
+    let extra: Vec<String> = peer
+        .unasked_replies()
+        .await
+        .iter()
+        .map(|f| f.text())
+        .collect();
     Ok(match extra.first() {
         None => Outcome::pass("the probe's answer to a notification was discarded (no reply)"),
         Some(first) => Outcome::fail(format!(

@@ -15,7 +15,7 @@ use super::surface::{
     params_of, tool,
 };
 use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Incoming, notification, request};
+use crate::driver::{notification, request};
 use crate::outcome::{Era, Level, Outcome};
 use crate::protocol::{method as core, names};
 use crate::wire::Frame;
@@ -232,7 +232,7 @@ async fn invalid_ignored(s: &mut Scenario) -> Verdict {
         peer.send(notification(core::CANCELLED).params(params.clone()))
             .await;
     }
-    if let Some(Incoming::Frame(f)) = peer.expect_silence().await {
+    if let Some(f) = peer.unasked_replies().await.first() {
         return Ok(Outcome::fail(format!(
             "an invalid `notifications/cancelled` ({}) was answered: {}",
             cancels
@@ -240,7 +240,7 @@ async fn invalid_ignored(s: &mut Scenario) -> Verdict {
                 .map(|(what, _)| *what)
                 .collect::<Vec<_>>()
                 .join(", "),
-            brief(&f)
+            brief(f)
         )));
     }
     expect_alive(&mut peer, "invalid cancellations").await?;
