@@ -374,14 +374,42 @@ impl Peer {
         }
         let deadline = Instant::now() + wait;
         let mut unrelated = Unrelated::default();
+        // An error without an id may answer this request (POL-23); the request's own reply may
+        // still follow it, so it is held until the wait is over.
+        let mut idless: Option<Frame> = None;
         loop {
             match self.read(deadline).await {
-                Incoming::Frame(f) if is_reply_to(&f, id) => return Reply::Frame(f),
+                Incoming::Frame(f) if is_reply_to(&f, id) => {
+                    if let Some(held) = idless.take() {
+                        self.keep(held);
+                    }
+                    return Reply::Frame(f);
+                }
+                // A null, boolean or fractional id cannot be read back: an error without an id
+                // is its right reply (POL-2, POL-5).
+                Incoming::Frame(f)
+                    if is_idless_error(&f) && crate::wire::Id::from_json(id).is_none() =>
+                {
+                    return Reply::Frame(f);
+                }
+                Incoming::Frame(f) if idless.is_none() && is_idless_error(&f) => {
+                    idless = Some(f);
+                }
                 Incoming::Frame(f) => {
                     unrelated.add(&f);
                     self.keep(f);
                 }
                 Incoming::TimedOut => {
+                    if let Some(frame) = idless {
+                        self.note(format!(
+                            "an error without an id came instead of the reply to id {id}: taken as \
+                             its reply (POL-23)"
+                        ));
+                        return Reply::IdLess {
+                            frame,
+                            awaited: id.clone(),
+                        };
+                    }
                     self.rec.record(
                         self.conn,
                         Event::Timeout {
@@ -526,6 +554,16 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
+/// An error reply whose `id` is missing or null (POL-23: it answers the request that could not be
+/// read just before it).
+fn is_idless_error(frame: &Frame) -> bool {
+    !frame.has_method()
+        && frame
+            .json
+            .as_ref()
+            .is_some_and(|j| j.get("error").is_some() && j.get("id").is_none_or(Value::is_null))
+}
+
 /// Whether `frame` answers the request with `id`: a frame without `method` (POL-23) whose `id`
 /// equals it, or equals it up to the JSON type (a number for a numeric string and the other way
 /// round). Frames that could not be parsed whole match by the id a shallow scan read (a reply
@@ -555,3 +593,6 @@ fn is_reply_to(frame: &Frame, id: &Value) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests;

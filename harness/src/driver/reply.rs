@@ -22,6 +22,9 @@ pub enum Reply {
         waited: Duration,
         unrelated: Unrelated,
     },
+    /// Only an error without an id came (POL-23). It answers the request, but the request's id
+    /// was readable, so the reply's id is wrong (RPC-3): it is never taken as a valid error.
+    IdLess { frame: Frame, awaited: Value },
     /// The server closed its output first: how it ended (if it did so promptly) and the last
     /// lines of its stderr.
     Closed {
@@ -62,7 +65,7 @@ impl Reply {
 
     pub fn frame(&self) -> Option<&Frame> {
         match self {
-            Reply::Frame(f) => Some(f),
+            Reply::Frame(f) | Reply::IdLess { frame: f, .. } => Some(f),
             _ => None,
         }
     }
@@ -104,6 +107,11 @@ impl Reply {
                     shorten(&f.text(), 120)
                 ),
             },
+            Reply::IdLess { frame, awaited } => format!(
+                "an error without an id ({}), though the request's id {awaited} was readable: a \
+                 reply whose id is wrong (RPC-3, POL-23)",
+                shorten(&frame.text(), 160)
+            ),
             Reply::NoReply { waited, unrelated } if unrelated.is_empty() => {
                 format!("no reply within {}", seconds(*waited))
             }
