@@ -81,6 +81,25 @@ fn control_a_correct_http_server_passes() {
         .finish();
 }
 
+/// The survivor scan finds a process carrying the marker, kills it and names it: a leftover
+/// cannot go unnoticed.
+#[test]
+fn control_the_survivor_scan_finds_a_leftover() {
+    let marker = support::marker("leftover");
+    let mut leftover = std::process::Command::new("python3")
+        .arg(support::script())
+        .args(["stdio", "sleeper", "--lifetime", "30", "--marker", &marker])
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .expect("python3 starts hostile.py");
+    let found = support::reap_survivors(&marker);
+    let _ = leftover.kill();
+    let _ = leftover.wait();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("sleeper"), "{found:?}");
+    assert!(support::reap_survivors(&marker).is_empty());
+}
+
 // --- stdio: the cause is known at once -------------------------------------------------------
 
 #[test]

@@ -422,14 +422,22 @@ fn carrying(marker: &str) -> Vec<(u32, String)> {
 }
 
 /// Waits up to [`SURVIVOR_GRACE`] for every process carrying `marker` to end; kills and names
-/// the ones that did not.
-fn reap_survivors(marker: &str) -> Vec<String> {
+/// the ones that did not. "Ended" means three scans 50 ms apart found none: a process in the
+/// middle of an `exec` (python3 may be a shim script) can be missing from a single scan.
+pub fn reap_survivors(marker: &str) -> Vec<String> {
     let deadline = Instant::now() + SURVIVOR_GRACE;
+    let mut clean_scans = 0;
     loop {
         let alive = carrying(marker);
         if alive.is_empty() {
-            return Vec::new();
+            clean_scans += 1;
+            if clean_scans == 3 {
+                return Vec::new();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
         }
+        clean_scans = 0;
         if Instant::now() > deadline {
             for (pid, _) in &alive {
                 let _ = Command::new("kill")
