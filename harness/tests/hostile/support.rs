@@ -549,9 +549,10 @@ impl Expect<'_> {
         self
     }
 
-    /// One line names the cause (contains every phrase), and the whole output is at most two
-    /// lines (a banner and the cause): no table, no list of failures.
-    pub fn one_line_naming(mut self, phrases: &[&str]) -> Self {
+    /// One line names the cause (contains every phrase), and the whole output is at most
+    /// `max_lines` non-empty lines (a banner, the cause, the target's stderr tail): no table,
+    /// no list of failures, no second verdict.
+    pub fn one_line_naming(mut self, phrases: &[&str], max_lines: usize) -> Self {
         let text = self.text();
         self.phrases.extend(phrases.iter().map(|p| p.to_string()));
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -563,9 +564,9 @@ impl Expect<'_> {
             self.gaps
                 .push(format!("no line of the output says all of {phrases:?}"));
         }
-        if lines.len() > 2 {
+        if lines.len() > max_lines {
             self.gaps.push(format!(
-                "expected the cause on one line (at most a banner besides), got {} lines",
+                "expected at most {max_lines} line(s) of output, got {}",
                 lines.len()
             ));
         }
