@@ -641,7 +641,7 @@ fn http_sse_flood() {
         .code_in(&[0, 1])
         .within(FLOOD)
         .rss_below(RSS_BOUND)
-        .no_verdict_says("no reply")
+        .no_verdict_says("no reply within")
         .no_verdict_says(NOTIFICATION_AS_REPLY)
         .no_verdict_says(NOTIFICATION_QUOTED_AS_REPLY)
         .server_stopped(server)
