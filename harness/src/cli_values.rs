@@ -51,6 +51,15 @@ pub fn at_least_one() -> RangedU64ValueParser<usize> {
     RangedU64ValueParser::<usize>::new().range(1..)
 }
 
+/// The smallest `--max-message`: every JSON-RPC envelope (and the head mcpspec keeps of a line
+/// over the bound, to read its id) fits in it.
+pub const MIN_MAX_MESSAGE: u64 = 4096;
+
+/// `--max-message`: at least [`MIN_MAX_MESSAGE`] bytes.
+pub fn max_message() -> RangedU64ValueParser<usize> {
+    RangedU64ValueParser::<usize>::new().range(MIN_MAX_MESSAGE..)
+}
+
 /// `--jobs`: 1 to [`MAX_JOBS`].
 pub fn jobs() -> RangedU64ValueParser<usize> {
     RangedU64ValueParser::<usize>::new().range(1..=MAX_JOBS)

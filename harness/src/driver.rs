@@ -366,13 +366,15 @@ impl Peer {
     }
 
     pub async fn expect_reply_within(&mut self, id: &Value, wait: Duration) -> Reply {
+        let asked = wait;
         let wait = self.allow_startup(wait);
         if let Some(pos) = self.backlog.iter().position(|f| is_reply_to(f, id)) {
             if let Some(f) = self.backlog.remove(pos) {
                 return Reply::Frame(f);
             }
         }
-        let deadline = Instant::now() + wait;
+        let mut deadline = Instant::now() + wait;
+        let mut wait = wait;
         let mut unrelated = Unrelated::default();
         // An error without an id may answer this request (POL-23); the request's own reply may
         // still follow it, so it is held until the wait is over.
@@ -398,6 +400,11 @@ impl Peer {
                 Incoming::Frame(f) => {
                     unrelated.add(&f);
                     self.keep(f);
+                    // The server has spoken, so it is up: the start-up allowance ends here.
+                    if wait > asked {
+                        wait = asked;
+                        deadline = deadline.min(Instant::now() + asked);
+                    }
                 }
                 Incoming::TimedOut => {
                     if let Some(frame) = idless {
@@ -460,16 +467,40 @@ impl Peer {
 
     /// The next frame as a [`Reply`], whatever its id (for raw input whose id the driver did not
     /// assign: nothing else is in flight, so the first line is the answer).
+    /// Server notifications and requests on the way are kept for later: a message with `method`
+    /// is never a reply (POL-23).
     pub async fn expect_next(&mut self) -> Reply {
-        let wait = self.settings.expect_timeout;
-        match self.expect_any(wait).await {
-            Incoming::Frame(f) => Reply::Frame(f),
-            Incoming::TimedOut => Reply::NoReply {
-                waited: wait,
-                unrelated: Unrelated::default(),
-            },
-            Incoming::Closed => self.closed_reply().await,
+        let wait = self.allow_startup(self.settings.expect_timeout);
+        let deadline = Instant::now() + wait;
+        let mut unrelated = Unrelated::default();
+        let mut passed = Vec::new();
+        let reply = loop {
+            match self.next(deadline).await {
+                Incoming::Frame(f) if f.has_method() => {
+                    unrelated.add(&f);
+                    passed.push(f);
+                }
+                Incoming::Frame(f) => break Reply::Frame(f),
+                Incoming::TimedOut => {
+                    self.rec.record(
+                        self.conn,
+                        Event::Timeout {
+                            waited_ms: millis(wait),
+                            waiting_for: "any reply".into(),
+                        },
+                    );
+                    break Reply::NoReply {
+                        waited: wait,
+                        unrelated,
+                    };
+                }
+                Incoming::Closed => break self.closed_reply().await,
+            }
+        };
+        for f in passed {
+            self.keep(f);
         }
+        reply
     }
 
     /// Expects nothing to arrive for the quiet period. Returns what arrived instead.

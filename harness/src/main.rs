@@ -137,7 +137,7 @@ struct RunArgs {
         long,
         value_name = "BYTES",
         default_value_t = mcpspec::transport::DEFAULT_MAX_MESSAGE,
-        value_parser = cli_values::at_least_one(),
+        value_parser = cli_values::max_message(),
         allow_negative_numbers = true
     )]
     max_message: usize,

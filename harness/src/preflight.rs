@@ -59,24 +59,37 @@ async fn command(target: &Target, max_message: usize) -> Result<Contact, StartEr
     let deadline = Instant::now() + CONTACT_WINDOW;
     // A server that does not read its input is not dead; the write's failure is not the cause.
     let _ = transport.send(&discover_line(), deadline).await;
-    match transport.recv(deadline).await {
-        Recv::Line(_) | Recv::Overflow { .. } => Ok(Contact::Answered),
-        Recv::TimedOut => Ok(Contact::Quiet),
-        Recv::Closed => {
-            let how = match transport.wait_exit(Duration::from_millis(500)).await {
-                crate::transport::Liveness::Exited(info) => info.how,
-                crate::transport::Liveness::Running => "it closed its output".into(),
-            };
-            transport.stderr_settled(Duration::from_millis(500)).await;
-            Err(StartError::new(with_stderr(
-                format!(
-                    "`{}` exited before writing anything ({how})",
-                    target.describe()
-                ),
-                &transport.stderr_tail(),
-            )))
+    // Read in short steps and look at the process in between: a server that exits while a
+    // grandchild still holds its stdout never closes the output.
+    let exited_early = loop {
+        let step = deadline.min(Instant::now() + Duration::from_millis(100));
+        match transport.recv(step).await {
+            Recv::Line(_) | Recv::Overflow { .. } => return Ok(Contact::Answered),
+            Recv::Closed => break None,
+            Recv::TimedOut => {}
         }
-    }
+        if let crate::transport::Liveness::Exited(info) = transport.liveness() {
+            break Some(info.how);
+        }
+        if Instant::now() >= deadline {
+            return Ok(Contact::Quiet);
+        }
+    };
+    let how = match exited_early {
+        Some(how) => how,
+        None => match transport.wait_exit(Duration::from_millis(500)).await {
+            crate::transport::Liveness::Exited(info) => info.how,
+            crate::transport::Liveness::Running => "it closed its output".into(),
+        },
+    };
+    transport.stderr_settled(Duration::from_millis(500)).await;
+    Err(StartError::new(with_stderr(
+        format!(
+            "`{}` exited before writing anything ({how})",
+            target.describe()
+        ),
+        &transport.stderr_tail(),
+    )))
 }
 
 /// The message, then the last [`STDERR_LINES`] lines of stderr, indented.

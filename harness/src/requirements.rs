@@ -65,6 +65,25 @@ pub const POLICIES: &[(&str, &str)] = &[
     ("POL-16", "resultType on modern results"),
     ("POL-17", "repeated initialize: recorded"),
     ("POL-18", "requests before initialize: any error passes"),
+    (
+        "POL-19",
+        "envelope-less requests to a dual-era server over stdio",
+    ),
+    ("POL-20", "schema violations: a Fail of the receiving check"),
+    ("POL-21", "shared processes"),
+    ("POL-22", "replicas"),
+    ("POL-23", "a reply is result/error without method"),
+    ("POL-24", "slow is not silent"),
+    ("POL-25", "id-less invalid messages: -32600 or silence"),
+    (
+        "POL-26",
+        "version header against body: a version no era serves",
+    ),
+    (
+        "POL-27",
+        "SSE: empty-data events are no message; every event counts",
+    ),
+    ("POL-28", "era-independent checks on legacy-only servers"),
 ];
 
 /// Whether `id` names a requirement or a policy.

@@ -62,7 +62,7 @@ pub async fn run_observed(
     let facts = probe(&target, &settings).await?;
     if let Some(what) = &facts.never_mcp {
         // Not a conformance question: nothing the checks could judge came back.
-        let reason = format!("the target never produced a JSON-RPC message: {what}");
+        let reason = what.clone();
         let results = checks
             .iter()
             .map(|check| {
@@ -207,6 +207,17 @@ pub async fn probe(target: &Target, settings: &Arc<Settings>) -> Result<Facts, S
         capped(cap, negotiate(target, settings, &client, &rec)),
         capped(cap, probe_legacy(target, settings, &legacy_rec))
     );
+    let heard_rpc = received_rpc(&rec) || received_rpc(&legacy_rec);
+    let heard_any = received_any(&rec) || received_any(&legacy_rec);
+    let (negotiation, legacy) = match (negotiation, legacy) {
+        (Err(e), _) | (_, Err(e)) if e.message.starts_with(PROBE_CAP) && !heard_any => {
+            return Err(StartError::new(format!(
+                "the target never produced a JSON-RPC message: {}",
+                e.message
+            )));
+        }
+        other => other,
+    };
     let (negotiation, (initialize_seen, initialize, initialize_refused)) = (negotiation?, legacy?);
     let mut facts = Facts {
         initialize,
@@ -214,7 +225,6 @@ pub async fn probe(target: &Target, settings: &Arc<Settings>) -> Result<Facts, S
         initialize_refused,
         ..Facts::default()
     };
-    let heard_rpc = received_rpc(&rec) || received_rpc(&legacy_rec);
     match &negotiation.discover {
         Some(result) => {
             facts.discover = Some(result.clone());
@@ -227,8 +237,14 @@ pub async fn probe(target: &Target, settings: &Arc<Settings>) -> Result<Facts, S
                 other => other.to_string(),
             };
             facts.discover_seen = because.clone();
+            let opening = if heard_any {
+                "the target never answered a request (it wrote only notifications or \
+                 server→client requests)"
+            } else {
+                "the target never produced a JSON-RPC message"
+            };
             facts.never_mcp = Some(format!(
-                "{because}; a legacy ping and initialize got {}",
+                "{opening}: {because}; a legacy ping and initialize got {}",
                 facts.initialize_seen
             ));
         }
@@ -244,7 +260,18 @@ pub async fn probe(target: &Target, settings: &Arc<Settings>) -> Result<Facts, S
 fn received_rpc(rec: &crate::transcript::Recorder) -> bool {
     use crate::transcript::Event;
     rec.entries().iter().any(|e| match &e.event {
-        Event::Recv { .. } | Event::RecvLarge { .. } => true,
+        // A notification or a server→client request is not an answer.
+        Event::Recv { message, .. } => message.get("method").is_none(),
+        Event::RecvLarge { .. } => true,
+        // A line too deep, not UTF-8 or over the bound is a reply mcpspec cannot read: a server
+        // that sends nothing else gives the checks nothing to judge.
+        Event::RecvInvalid { error, .. }
+            if ["nested ", "not UTF-8", "longer than the "]
+                .iter()
+                .any(|p| error.starts_with(p)) =>
+        {
+            false
+        }
         Event::RecvInvalid {
             text, http_status, ..
         } => {
@@ -255,6 +282,16 @@ fn received_rpc(rec: &crate::transcript::Recorder) -> bool {
     })
 }
 
+const PROBE_CAP: &str = "the version probe (server/discover, initialize) got no answer within";
+
+/// Whether a transcript holds any valid JSON-RPC message from the server (a notification too).
+fn received_any(rec: &crate::transcript::Recorder) -> bool {
+    use crate::transcript::Event;
+    rec.entries()
+        .iter()
+        .any(|e| matches!(e.event, Event::Recv { .. } | Event::RecvLarge { .. }))
+}
+
 /// Runs a probe step under `cap`; past it the step counts as unanswered.
 async fn capped<T>(
     cap: std::time::Duration,
@@ -263,7 +300,7 @@ async fn capped<T>(
     match tokio::time::timeout(cap, step).await {
         Ok(r) => r,
         Err(_) => Err(StartError::new(format!(
-            "the target did not finish the version probe within {}",
+            "{PROBE_CAP} {}",
             crate::driver::seconds(cap)
         ))),
     }

@@ -69,7 +69,7 @@ pub fn group() -> Vec<Check> {
             era: Era::Modern,
             needs: &[Need::Modern, Need::Stdio],
             description: "Three requests sent back to back, before any reply.",
-            expectation: "each reply carries its request's id and answers that request",
+            expectation: "each reply carries its request's id and answers that request, once",
             faults: &["stale-reply-id"],
             script: |s| Box::pin(answered_by_id(s)),
         },
@@ -191,6 +191,15 @@ async fn answered_by_id(s: &mut Scenario) -> Verdict {
     match rc.result() {
         Some(_) if exact(&rc, &c) => {}
         _ => problems.push(format!("{list} (id {c}) got {}", rc.describe())),
+    }
+    // Exactly one reply each: a second reply with the same id is a duplicate.
+    for extra in peer.unasked_replies().await {
+        if let Some(id) = extra.raw_id().filter(|id| [&a, &b, &c].contains(id)) {
+            problems.push(format!(
+                "id {id} was answered twice (a duplicate reply): {}",
+                crate::driver::shorten(&extra.text(), 120)
+            ));
+        }
     }
     Ok(if problems.is_empty() {
         Outcome::pass("three interleaved requests, each answered under its own id")

@@ -38,6 +38,8 @@ pub enum Reply {
 pub struct Unrelated {
     pub count: u64,
     pub first: Vec<String>,
+    /// The first of them that is a reply (result or error, no `method`) with another id.
+    pub wrong_id: Option<String>,
 }
 
 impl Unrelated {
@@ -45,6 +47,14 @@ impl Unrelated {
 
     pub fn add(&mut self, frame: &Frame) {
         self.count += 1;
+        let is_reply = !frame.has_method()
+            && frame
+                .json
+                .as_ref()
+                .is_some_and(|j| j.get("result").is_some() || j.get("error").is_some());
+        if is_reply && self.wrong_id.is_none() {
+            self.wrong_id = Some(shorten(&frame.text(), 200));
+        }
         if self.first.len() < Self::KEPT {
             self.first.push(shorten(&frame.text(), 200));
         }
@@ -115,12 +125,19 @@ impl Reply {
             Reply::NoReply { waited, unrelated } if unrelated.is_empty() => {
                 format!("no reply within {}", seconds(*waited))
             }
-            Reply::NoReply { waited, unrelated } => format!(
-                "no reply within {} ({} unrelated line(s) instead, first: {})",
-                seconds(*waited),
-                unrelated.count,
-                shorten(&unrelated.first[0], 120)
-            ),
+            Reply::NoReply { waited, unrelated } => match &unrelated.wrong_id {
+                Some(reply) => format!(
+                    "no reply within {}; a reply with the wrong id came instead: {}",
+                    seconds(*waited),
+                    shorten(reply, 120)
+                ),
+                None => format!(
+                    "no reply within {} ({} unrelated line(s) instead, first: {})",
+                    seconds(*waited),
+                    unrelated.count,
+                    shorten(&unrelated.first[0], 120)
+                ),
+            },
             Reply::Closed { exit, stderr } => {
                 let mut text = match exit {
                     Some(how) => format!("the server closed its output ({how})"),

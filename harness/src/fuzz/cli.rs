@@ -90,7 +90,7 @@ pub struct FuzzArgs {
         long,
         value_name = "BYTES",
         default_value_t = crate::transport::DEFAULT_MAX_MESSAGE,
-        value_parser = at_least_one(),
+        value_parser = crate::cli_values::max_message(),
         allow_negative_numbers = true
     )]
     pub max_message: usize,
@@ -351,6 +351,7 @@ async fn calibrate(
     target: &Target,
     max_message: usize,
 ) -> Result<Duration, crate::target::StartError> {
+    crate::preflight::preflight(target, max_message).await?;
     let mut transport = target.connect(max_message)?;
     if matches!(target, Target::Embedded(_)) {
         return Ok(Duration::ZERO);

@@ -34,6 +34,9 @@ pub enum Liveness {
 pub enum ServerHandle {
     Process {
         child: Child,
+        /// The process group the child leads (its pid at spawn): still killed after the child
+        /// itself was reaped, so grandchildren holding its pipes do not survive.
+        group: Option<u32>,
         stderr: Arc<Mutex<VecDeque<String>>>,
         /// The task collecting stderr; it ends at stderr's EOF.
         collector: Option<JoinHandle<()>>,
@@ -65,6 +68,7 @@ impl ServerHandle {
             .take()
             .map(|err| tokio::spawn(collect_stderr(err, stderr.clone())));
         ServerHandle::Process {
+            group: child.id(),
             child,
             stderr,
             collector,
@@ -175,14 +179,17 @@ impl Drop for ServerHandle {
     fn drop(&mut self) {
         match self {
             ServerHandle::Process {
-                child, collector, ..
+                child,
+                collector,
+                group,
+                ..
             } => {
                 if let Some(task) = collector.take() {
                     task.abort();
                 }
                 // The child leads its own process group: end the whole group, so grandchildren
                 // (a shell wrapper, a Python interpreter) do not outlive the check.
-                if let Some(pid) = child.id() {
+                if let Some(pid) = *group {
                     kill_group(pid);
                 }
                 let _ = child.start_kill();
