@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: installs what the tests need (the Python SDK venv,
-# cargo-fuzz), then runs formatting, lints, short fuzz runs and every test. CI runs exactly
-# this (.ci/run).
+# the TypeScript SDK fixture's node_modules, the Rust SDK fixture's binary, cargo-fuzz), then
+# runs formatting, lints, short fuzz runs and every test. CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== python venv (mcp==2.3.0 fixtures)"
 bash scripts/python-venv.sh
 
+echo "== TypeScript SDK fixture (npm ci: @modelcontextprotocol/sdk 1.32.2)"
+bash scripts/typescript-deps.sh
+
+echo "== Rust SDK fixture (cargo build --release: rmcp 3.11.0, into target/sdk-fixtures)"
+bash scripts/rust-sdk-fixture.sh
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
+# The Rust SDK fixture is its own workspace, which `--all` does not reach.
+cargo fmt --manifest-path fixtures/servers/rust/Cargo.toml -- --check
 
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings

@@ -74,6 +74,13 @@ pub fn options() -> RunOptions {
 /// Options for runs against the Python SDK: fewer checks at once (each spawns an interpreter)
 /// and a readiness window that allows for a loaded 2-core machine.
 pub fn python_options() -> RunOptions {
+    sdk_options()
+}
+
+/// Options for runs against any SDK fixture server (Python, TypeScript, Rust): fewer checks at
+/// once (each may start a process with a runtime) and a readiness window that allows for a
+/// loaded 2-core machine.
+pub fn sdk_options() -> RunOptions {
     let mut o = options();
     o.jobs = 3;
     o.settings.ready_timeout = Duration::from_secs(10);
@@ -160,6 +167,150 @@ pub fn python_server(extra: &[&str]) -> Target {
     Target::command(venv_python().display().to_string())
         .arg(script.display().to_string())
         .args(extra.iter().map(|s| s.to_string()))
+}
+
+/// The TypeScript SDK fixture's folder (`fixtures/servers/typescript`).
+pub fn typescript_dir() -> PathBuf {
+    repo_root().join("fixtures/servers/typescript")
+}
+
+/// `node`, once the TypeScript fixture's node_modules are installed; panics (not skips) with the
+/// command that installs them (and node, when it is missing).
+pub fn node() -> PathBuf {
+    const FIX: &str = "install them with `bash scripts/typescript-deps.sh`";
+    let modules = typescript_dir().join("node_modules");
+    assert!(
+        modules.join(".mcpspec-package-lock.sha256").exists()
+            && modules
+                .join("@modelcontextprotocol/sdk/package.json")
+                .exists(),
+        "the TypeScript SDK fixture's node_modules are missing at {}: {FIX}",
+        modules.display()
+    );
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("node"))
+        .find(|node| node.is_file())
+        .unwrap_or_else(|| panic!("`node` is not on PATH: {FIX}"))
+}
+
+/// The TypeScript SDK fixture server (`node server.mjs`) as a stdio target.
+pub fn typescript_server(extra: &[&str]) -> Target {
+    Target::command(node().display().to_string())
+        .arg(typescript_dir().join("server.mjs").display().to_string())
+        .args(extra.iter().map(|s| s.to_string()))
+}
+
+/// The Rust SDK fixture's binary; panics (not skips) with the command that builds it.
+pub fn rust_sdk_binary() -> PathBuf {
+    let bin = repo_root().join("target/sdk-fixtures/release/rust-sdk-fixture");
+    assert!(
+        bin.exists(),
+        "the Rust SDK fixture server is missing at {}: build it with \
+         `bash scripts/rust-sdk-fixture.sh`",
+        bin.display()
+    );
+    bin
+}
+
+/// The Rust SDK fixture server as a stdio target.
+pub fn rust_sdk_server(extra: &[&str]) -> Target {
+    Target::command(rust_sdk_binary().display().to_string())
+        .args(extra.iter().map(|s| s.to_string()))
+}
+
+/// A fixture server serving streamable HTTP on 127.0.0.1 (`PROGRAM ARGS… --http PORT`),
+/// killed when dropped.
+#[derive(Debug)]
+pub struct HttpFixture {
+    child: std::process::Child,
+    pub url: String,
+}
+
+impl HttpFixture {
+    /// Starts `program args… --http PORT` on a free loopback port and waits (at most 20 s) until
+    /// the port accepts connections. A server that exits first (a port taken between probing
+    /// and binding) is started again on another port, up to three times.
+    pub fn start(program: &std::path::Path, args: &[&str]) -> Self {
+        let mut last_exit = None;
+        for _ in 0..3 {
+            // A free port: bind 0, read it, release it for the server.
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("bind 127.0.0.1:0")
+                .port();
+            let child = std::process::Command::new(program)
+                .args(args)
+                .args(["--http", &port.to_string()])
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap_or_else(|e| panic!("{} does not start: {e}", program.display()));
+            let mut server = HttpFixture {
+                child,
+                url: format!("http://127.0.0.1:{port}/mcp"),
+            };
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            loop {
+                if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    return server;
+                }
+                if let Ok(Some(status)) = server.child.try_wait() {
+                    last_exit = Some(status);
+                    break;
+                }
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "{} did not listen on 127.0.0.1:{port} within 20 s",
+                    program.display()
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        panic!(
+            "{} --http exited before listening, three times (last: {last_exit:?})",
+            program.display()
+        );
+    }
+
+    pub fn target(&self) -> Target {
+        Target::url(&self.url).expect("a valid URL")
+    }
+}
+
+impl Drop for HttpFixture {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Asserts two runs of the same server gave the same outcome for every check: a flaky verdict
+/// fails the test, naming the check and both verdicts.
+pub fn assert_same_outcomes(first: &RunReport, second: &RunReport, what: &str) {
+    assert_eq!(
+        first.results.len(),
+        second.results.len(),
+        "{what}: the two runs ran different numbers of checks"
+    );
+    let flaky: Vec<String> = first
+        .results
+        .iter()
+        .zip(&second.results)
+        .filter(|(a, b)| a.id != b.id || a.outcome.kind != b.outcome.kind)
+        .map(|(a, b)| {
+            format!(
+                "{}: first run {}: {} | second run {}: {}",
+                a.id, a.outcome.kind, a.outcome.message, b.outcome.kind, b.outcome.message
+            )
+        })
+        .collect();
+    assert!(
+        flaky.is_empty(),
+        "{what}: verdicts changed between two runs of the same server:\n{}",
+        flaky.join("\n")
+    );
 }
 
 /// A transcript in snapshot form: volatile fields redacted by shape, and the arrival order
@@ -259,12 +410,23 @@ pub fn assert_verdicts_against_baseline(
     name: &str,
     filters: &[(&str, &str)],
 ) {
+    assert_verdicts_against_baseline_in("python-sdk", report, baseline, name, filters);
+}
+
+/// [`assert_verdicts_against_baseline`] with the snapshot in `snapshots/<dir>/<name>.snap`.
+pub fn assert_verdicts_against_baseline_in(
+    dir: &str,
+    report: &mut RunReport,
+    baseline: &str,
+    name: &str,
+    filters: &[(&str, &str)],
+) {
     let path = repo_root().join("fixtures/baselines").join(baseline);
     mcpspec::baseline::Baseline::load(&path)
         .expect("the baseline loads")
         .apply(report);
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(repo_root().join("snapshots/python-sdk"));
+    settings.set_snapshot_path(repo_root().join("snapshots").join(dir));
     settings.set_prepend_module_to_snapshot(false);
     for (pattern, replacement) in filters {
         settings.add_filter(pattern, *replacement);
