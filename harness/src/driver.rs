@@ -588,7 +588,7 @@ fn millis(d: Duration) -> u64 {
 /// An error reply whose `id` is missing or null (POL-23: it answers the request that could not be
 /// read just before it).
 fn is_idless_error(frame: &Frame) -> bool {
-    !frame.has_method()
+    frame.is_reply()
         && frame
             .json
             .as_ref()

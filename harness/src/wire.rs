@@ -317,6 +317,19 @@ impl Frame {
         }
     }
 
+    /// Whether the frame is shaped as a reply (POL-23): a `result` or an `error` member and no
+    /// `method`, valid JSON-RPC or not.
+    pub fn is_reply(&self) -> bool {
+        !self.has_method()
+            && match &self.json {
+                Some(j) => j.get("result").is_some() || j.get("error").is_some(),
+                None => self
+                    .envelope
+                    .as_ref()
+                    .is_some_and(|e| e.has_result || e.has_error),
+            }
+    }
+
     /// Whether the frame has a top-level `method` member (a request or notification, never a
     /// reply: POL-23).
     pub fn has_method(&self) -> bool {

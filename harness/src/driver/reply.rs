@@ -47,12 +47,7 @@ impl Unrelated {
 
     pub fn add(&mut self, frame: &Frame) {
         self.count += 1;
-        let is_reply = !frame.has_method()
-            && frame
-                .json
-                .as_ref()
-                .is_some_and(|j| j.get("result").is_some() || j.get("error").is_some());
-        if is_reply && self.wrong_id.is_none() {
+        if frame.is_reply() && self.wrong_id.is_none() {
             self.wrong_id = Some(shorten(&frame.text(), 200));
         }
         if self.first.len() < Self::KEPT {
