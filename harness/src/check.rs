@@ -262,6 +262,21 @@ impl Scenario {
         (self.target.clone(), self.settings.clone(), self.rec.clone())
     }
 
+    /// What the scenario's verdict most likely judged (see [`Recorder::evidence`]).
+    pub fn evidence(&self) -> Option<crate::outcome::Evidence> {
+        self.rec.evidence()
+    }
+
+    /// Records a remark that a verdict may judge (an HTTP exchange the check made itself).
+    pub fn note_judged(&self, text: impl Into<String>) {
+        let kept = self
+            .rec
+            .record(self.conns.max(1), Event::Note { text: text.into() });
+        if kept.is_some() {
+            self.rec.mark_judged(self.rec.last_entry());
+        }
+    }
+
     pub fn transcript(&self) -> Vec<Entry> {
         self.rec.entries()
     }

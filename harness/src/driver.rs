@@ -27,7 +27,7 @@ use crate::outcome::Era;
 use crate::protocol::{code, method};
 use crate::transcript::{Event, Recorder};
 use crate::transport::{LineTransport, Liveness, Recv};
-use crate::wire::{Frame, Message};
+use crate::wire::{EntryRef, Frame, Message};
 
 /// Timeouts and bounds (POL-13).
 #[derive(Debug, Clone)]
@@ -253,7 +253,10 @@ impl Peer {
                 self.server_request(frame, &id, &m, deadline).await;
                 continue;
             }
-            self.rec.received(self.conn, &frame);
+            frame.entry = self.rec.received(self.conn, &frame).map(|seq| EntryRef {
+                conn: self.conn,
+                seq,
+            });
             return Incoming::Frame(frame);
         }
     }
@@ -366,6 +369,22 @@ impl Peer {
     }
 
     pub async fn expect_reply_within(&mut self, id: &Value, wait: Duration) -> Reply {
+        let reply = self.await_reply(id, wait).await;
+        self.hand_over(reply)
+    }
+
+    /// Marks what a check is handed as an answer as the evidence its verdict will quote: the
+    /// frame's own entry, or the timeout or close just recorded.
+    fn hand_over(&self, reply: Reply) -> Reply {
+        let evidence = match &reply {
+            Reply::Frame(_) | Reply::IdLess { .. } => reply.evidence(),
+            Reply::NoReply { .. } | Reply::Closed { .. } => self.rec.last_entry(),
+        };
+        self.rec.mark_judged(evidence);
+        reply
+    }
+
+    async fn await_reply(&mut self, id: &Value, wait: Duration) -> Reply {
         let asked = wait;
         let wait = self.allow_startup(wait);
         if let Some(pos) = self.backlog.iter().position(|f| is_reply_to(f, id)) {
@@ -500,7 +519,7 @@ impl Peer {
         for f in passed {
             self.keep(f);
         }
-        reply
+        self.hand_over(reply)
     }
 
     /// Expects nothing to arrive for the quiet period. Returns what arrived instead.
@@ -519,6 +538,10 @@ impl Peer {
                     },
                 );
                 None
+            }
+            Incoming::Frame(f) => {
+                self.rec.mark_judged(reply::evidence_of(&f));
+                Some(Incoming::Frame(f))
             }
             other => Some(other),
         }
@@ -540,6 +563,9 @@ impl Peer {
             self.note(format!("silent for {} ms", millis(self.settings.quiet)));
         }
         frames.retain(|f| !f.has_method());
+        if let Some(first) = frames.first() {
+            self.rec.mark_judged(reply::evidence_of(first));
+        }
         frames
     }
 

@@ -47,6 +47,30 @@ impl fmt::Display for Kind {
 pub struct Outcome {
     pub kind: Kind,
     pub message: String,
+    /// The transcript entry the verdict judged (non-pass verdicts), quoted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
+}
+
+/// Where a verdict's evidence is: a transcript entry and its first bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// The entry's `seq` in the check's transcript.
+    pub entry: u32,
+    /// The connection it was on (1-based).
+    pub conn: u32,
+    /// The message's first bytes, or what happened instead of a message.
+    pub quote: String,
+}
+
+impl fmt::Display for Evidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "transcript entry {} (connection {}): {}",
+            self.entry, self.conn, self.quote
+        )
+    }
 }
 
 impl Outcome {
@@ -54,6 +78,29 @@ impl Outcome {
         Self {
             kind,
             message: message.into(),
+            evidence: None,
+        }
+    }
+
+    /// The same verdict, pointing at `evidence` (kept if one is set already: the first
+    /// to name it is the closest to the judgement).
+    pub fn with_evidence(mut self, evidence: Option<Evidence>) -> Self {
+        if self.evidence.is_none() {
+            self.evidence = evidence;
+        }
+        self
+    }
+
+    /// Whether this verdict should quote what it judged: every verdict but a pass or a skip.
+    pub fn wants_evidence(&self) -> bool {
+        !matches!(self.kind, Kind::Pass | Kind::Skipped)
+    }
+
+    /// The message with its evidence, as the text, JUnit and Markdown reports print it.
+    pub fn full_message(&self) -> String {
+        match &self.evidence {
+            Some(e) => format!("{} [judged: {e}]", self.message),
+            None => self.message.clone(),
         }
     }
     pub fn pass(message: impl Into<String>) -> Self {
@@ -78,7 +125,11 @@ impl Outcome {
     /// The outcome under `--strict`: NonStrict becomes Fail.
     pub fn strict(self) -> Self {
         match self.kind {
-            Kind::NonStrict => Self::fail(format!("(strict) {}", self.message)),
+            Kind::NonStrict => Self {
+                kind: Kind::Fail,
+                message: format!("(strict) {}", self.message),
+                evidence: self.evidence,
+            },
             _ => self,
         }
     }

@@ -71,7 +71,9 @@ pub struct Negotiated {
     pub era: String,
     /// The version that client agrees on.
     pub version: Option<String>,
-    /// Versions seen served: discover's `supportedVersions`, then the legacy handshake's.
+    /// Versions seen served: discover's `supportedVersions`, then the legacy handshake's, each
+    /// once (a server may list a version twice, or answer `initialize` with one it also
+    /// lists in discover).
     pub versions: Vec<String>,
     /// The path negotiation took.
     pub path: String,
@@ -83,9 +85,15 @@ impl Negotiated {
             Some(n) => (n.era.clone(), n.version.clone(), n.path.to_string()),
             None => ("none".into(), None, "not negotiated".into()),
         };
-        let mut versions = facts.supported_versions();
-        if let Some(v) = facts.legacy_version() {
-            versions.push(v.to_owned());
+        let mut versions: Vec<String> = Vec::new();
+        let seen = facts
+            .supported_versions()
+            .into_iter()
+            .chain(facts.legacy_version().map(str::to_owned));
+        for v in seen {
+            if !versions.contains(&v) {
+                versions.push(v);
+            }
         }
         Negotiated {
             era,
@@ -219,6 +227,9 @@ impl RunReport {
                 let label = paint(r.outcome.kind, color);
                 let name = r.id.rsplit_once('/').map_or(r.id.as_str(), |(_, n)| n);
                 let _ = writeln!(out, "  {label} {name} — {}", r.outcome.message);
+                if let Some(evidence) = &r.outcome.evidence {
+                    let _ = writeln!(out, "         judged: {evidence}");
+                }
                 if let Some(reason) = &r.baseline_reason {
                     let _ = writeln!(out, "         (baseline: {reason})");
                 }
@@ -267,4 +278,24 @@ fn paint(kind: Kind, color: bool) -> String {
         Kind::Skipped => "90",
     };
     format!("\x1b[{code}m{label}\x1b[0m")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negotiated_versions_are_listed_once() {
+        let facts = Facts {
+            discover: Some(serde_json::json!({
+                "supportedVersions": ["2026-07-28", "2025-11-25", "2026-07-28"]
+            })),
+            initialize: Some(serde_json::json!({"protocolVersion": "2025-11-25"})),
+            ..Facts::default()
+        };
+        assert_eq!(
+            Negotiated::from_facts(&facts).versions,
+            ["2026-07-28", "2025-11-25"]
+        );
+    }
 }

@@ -153,6 +153,12 @@ async fn run_one(
             crate::driver::seconds(cap)
         )),
     };
+    // Every verdict but a pass or a skip quotes what it judged, from the transcript.
+    let outcome = if outcome.wants_evidence() {
+        outcome.with_evidence(scenario.evidence())
+    } else {
+        outcome
+    };
     // The scenario (and every server it started) is dropped here, before the next check runs.
     let transcript = scenario.transcript();
     drop(scenario);

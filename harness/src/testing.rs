@@ -96,7 +96,7 @@ fn verdict(check: &Check, r: &CheckResult) -> Result<Completion, Failed> {
             eprintln!(
                 "{}: NON-STRICT (passes): {}\n{}",
                 r.id,
-                r.outcome.message,
+                r.outcome.full_message(),
                 requirement_texts(r)
             );
             Ok(Completion::Completed)
@@ -105,7 +105,7 @@ fn verdict(check: &Check, r: &CheckResult) -> Result<Completion, Failed> {
         Kind::Fail | Kind::Error => Err(Failed::from(format!(
             "{}: {}\n{}\nexpected: {}",
             r.outcome.kind,
-            r.outcome.message,
+            r.outcome.full_message(),
             requirement_texts(r),
             check.expectation
         ))),

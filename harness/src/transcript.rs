@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::outcome::Evidence;
 use crate::wire::Frame;
 
 /// One recorded event.
@@ -83,6 +84,9 @@ struct Log {
     dropped_bytes: u64,
     /// The run's budget, shared by every transcript of the run.
     run_budget: Option<Arc<RunBudget>>,
+    /// The last message (or timeout, or close) handed to the check as the answer it waited
+    /// for: what a verdict is most likely about.
+    judged: Option<Evidence>,
 }
 
 /// The budget of received text one transcript keeps.
@@ -130,15 +134,16 @@ impl Recorder {
         })))
     }
 
-    pub fn record(&self, conn: u32, event: Event) {
-        self.record_sized(conn, event, 64);
+    /// Records an event; returns its `seq`, or `None` when the budget made it only counted.
+    pub fn record(&self, conn: u32, event: Event) -> Option<u32> {
+        self.record_sized(conn, event, 64)
     }
 
     /// Records an event whose text is about `size` bytes; a message over the budget is only
     /// counted.
-    fn record_sized(&self, conn: u32, event: Event, size: usize) {
+    fn record_sized(&self, conn: u32, event: Event, size: usize) -> Option<u32> {
         let Ok(mut log) = self.0.lock() else {
-            return;
+            return None;
         };
         let is_message = matches!(
             event,
@@ -155,16 +160,49 @@ impl Recorder {
         if (is_message && over_budget) || log.entries.len() >= 2 * MAX_KEPT_ENTRIES {
             log.dropped_events += 1;
             log.dropped_bytes += size as u64;
-            return;
+            return None;
         }
         log.kept_bytes += size;
         let seq = u32::try_from(log.entries.len())
             .unwrap_or(u32::MAX)
             .saturating_add(1);
         log.entries.push(Entry { seq, conn, event });
+        Some(seq)
     }
 
-    pub fn received(&self, conn: u32, frame: &Frame) {
+    /// Marks `evidence` as the answer handed to the check (see [`Recorder::evidence`]).
+    pub fn mark_judged(&self, evidence: Option<Evidence>) {
+        if let (Some(evidence), Ok(mut log)) = (evidence, self.0.lock()) {
+            log.judged = Some(evidence);
+        }
+    }
+
+    /// The last entry recorded, as evidence (a timeout or a close just recorded).
+    pub fn last_entry(&self) -> Option<Evidence> {
+        self.0.lock().ok()?.entries.last().map(Evidence::of)
+    }
+
+    /// Evidence for a verdict: what was last handed to the check as an answer, or else the
+    /// last message received.
+    pub fn evidence(&self) -> Option<Evidence> {
+        let log = self.0.lock().ok()?;
+        if let Some(judged) = &log.judged {
+            return Some(judged.clone());
+        }
+        log.entries
+            .iter()
+            .rev()
+            .find(|e| {
+                matches!(
+                    e.event,
+                    Event::Recv { .. } | Event::RecvLarge { .. } | Event::RecvInvalid { .. }
+                )
+            })
+            .map(Evidence::of)
+    }
+
+    /// Records a received frame; returns its `seq` when kept.
+    pub fn received(&self, conn: u32, frame: &Frame) -> Option<u32> {
         let http_status = frame.http.as_ref().map(|h| h.status);
         let event = match (&frame.parsed, &frame.json) {
             (Ok(_), Some(_)) if frame.raw.len() > MAX_MESSAGE_KEPT => Event::RecvLarge {
@@ -187,7 +225,7 @@ impl Recorder {
                 http_status,
             },
         };
-        self.record_sized(conn, event, frame.raw.len().min(MAX_MESSAGE_KEPT));
+        self.record_sized(conn, event, frame.raw.len().min(MAX_MESSAGE_KEPT))
     }
 
     /// The entries, closed by the count of what was dropped, if anything was.
@@ -210,6 +248,37 @@ impl Recorder {
             });
         }
         entries
+    }
+}
+
+/// The bytes of evidence a verdict quotes.
+pub const EVIDENCE_BYTES: usize = 200;
+
+impl Evidence {
+    /// What `entry` shows, quoted: a message's first [`EVIDENCE_BYTES`] bytes, or what
+    /// happened instead (a timeout, a close, an HTTP exchange's note).
+    pub fn of(entry: &Entry) -> Evidence {
+        let quote = match &entry.event {
+            Event::Recv { message, .. } => crate::driver::preview(message, EVIDENCE_BYTES),
+            Event::RecvLarge { text, .. } | Event::RecvInvalid { text, .. } => {
+                crate::driver::shorten(text, EVIDENCE_BYTES)
+            }
+            Event::Timeout {
+                waited_ms,
+                waiting_for,
+            } => format!("nothing: waited {waited_ms} ms for {waiting_for}"),
+            Event::Closed => "the server closed its output".into(),
+            Event::Note { text } => crate::driver::shorten(text, EVIDENCE_BYTES),
+            other => crate::driver::shorten(
+                &serde_json::to_string(other).unwrap_or_default(),
+                EVIDENCE_BYTES,
+            ),
+        };
+        Evidence {
+            entry: entry.seq,
+            conn: entry.conn,
+            quote,
+        }
     }
 }
 

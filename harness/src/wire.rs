@@ -229,6 +229,16 @@ pub struct Frame {
     /// cut at the size bound), read by a shallow scan so a reply can still be matched to its
     /// request by id. `None` when `json` is present (it says more) or nothing could be read.
     pub envelope: Option<Envelope>,
+    /// The transcript entry that recorded this frame, once recorded and kept: the evidence a
+    /// verdict about it points at.
+    pub entry: Option<EntryRef>,
+}
+
+/// A transcript entry: its connection and its `seq`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryRef {
+    pub conn: u32,
+    pub seq: u32,
 }
 
 /// What a shallow scan of an unparseable object found at its top level.
@@ -292,6 +302,7 @@ impl Frame {
             parsed,
             http: None,
             envelope,
+            entry: None,
         }
     }
 
@@ -303,6 +314,7 @@ impl Frame {
             parsed: Err(DecodeError::TooLarge { limit }),
             http: None,
             envelope: scan_envelope(head),
+            entry: None,
         }
     }
 
@@ -314,6 +326,7 @@ impl Frame {
             parsed: Err(DecodeError::Http(why)),
             http: Some(http),
             envelope: None,
+            entry: None,
         }
     }
 

@@ -394,7 +394,7 @@ pub fn verdicts(report: &RunReport) -> serde_json::Value {
         .map(|r| {
             (
                 r.id.clone(),
-                serde_json::json!(format!("{}: {}", r.outcome.kind, r.outcome.message)),
+                serde_json::json!(format!("{}: {}", r.outcome.kind, r.outcome.full_message())),
             )
         })
         .collect::<serde_json::Map<_, _>>()
@@ -432,6 +432,19 @@ pub fn assert_verdicts_against_baseline_in(
         settings.add_filter(pattern, *replacement);
     }
     settings.bind(|| insta::assert_yaml_snapshot!(name, verdicts(report)));
+    // Every verdict that is not a pass quotes what it judged (a skip judged nothing; a check
+    // that could not start its server has nothing to quote).
+    let unquoted: Vec<String> = report
+        .results
+        .iter()
+        .filter(|r| r.outcome.is_violation() && r.outcome.evidence.is_none())
+        .map(|r| format!("{}: {}", r.id, r.outcome.message))
+        .collect();
+    assert!(
+        unquoted.is_empty(),
+        "verdicts without evidence:\n{}",
+        unquoted.join("\n")
+    );
     assert!(
         report.passed(),
         "unexpected failures or stale baseline entries:\n{}",

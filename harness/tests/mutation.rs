@@ -37,6 +37,7 @@ async fn every_check_fails_under_its_faults() {
         }
     }
     let mut missed = Vec::new();
+    let mut unquoted = Vec::new();
     let total = runs.len();
     for run in runs {
         let (id, fault, outcome) = run.await.expect("the run completes");
@@ -45,6 +46,8 @@ async fn every_check_fails_under_its_faults() {
                 "{id} under {fault}: {} — {}",
                 outcome.kind, outcome.message
             ));
+        } else if outcome.evidence.is_none() {
+            unquoted.push(format!("{id} under {fault}: {}", outcome.message));
         }
     }
     assert!(
@@ -52,6 +55,13 @@ async fn every_check_fails_under_its_faults() {
         "{} of {total} check/fault pairs did not catch the fault:\n{}",
         missed.len(),
         missed.join("\n")
+    );
+    // Every caught fault's verdict quotes what it judged and names its transcript entry.
+    assert!(
+        unquoted.is_empty(),
+        "{} verdicts carry no evidence:\n{}",
+        unquoted.len(),
+        unquoted.join("\n")
     );
 }
 

@@ -1,6 +1,7 @@
 //! A real server nobody here wrote: the official Python SDK (`mcp==2.3.0`), over stdio.
-//! Verdicts are snapshotted; every Fail must be in the SDK's baseline with a reason, and no
-//! baseline entry may be stale. Needs the venv (`bash scripts/python-venv.sh`): without it the
+//! The whole catalogue runs twice: a verdict that changes between the two runs fails the test.
+//! The first run's verdicts are snapshotted; every Fail must be in the SDK's baseline with a
+//! reason, and no baseline entry may be stale. Needs the venv (`bash scripts/python-venv.sh`): without it the
 //! tests fail, naming that command.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -10,9 +11,18 @@ mod common;
 use mcpspec::checks::catalogue;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn python_sdk_verdicts_match_snapshot_and_baseline() {
-    let target = common::python_server(&[]);
-    let mut report = common::run(target, &catalogue(), common::python_options()).await;
+async fn python_sdk_verdicts_are_stable_and_match_snapshot_and_baseline() {
+    let checks = catalogue();
+    let run = || {
+        common::run(
+            common::python_server(&[]),
+            &checks,
+            common::python_options(),
+        )
+    };
+    let mut report = run().await;
+    let second = run().await;
+    common::assert_same_outcomes(&report, &second, "Python SDK over stdio");
     common::assert_verdicts_against_baseline(
         &mut report,
         "python-sdk-2.3.0.yaml",

@@ -76,7 +76,7 @@ async fn exchange(s: &Scenario, req: &Request) -> Result<Answer, Outcome> {
         .unwrap_or("")
         .replace("\r\n", " | ");
     let mut response = client::send(&e, req, deadline).await.map_err(|err| {
-        s.note(format!("{head} -> {err}"));
+        s.note_judged(format!("{head} -> {err}"));
         Outcome::fail(format!("{} {}: {err}", req.method, e.url()))
     })?;
     let content_type = response.content_type();
@@ -113,7 +113,7 @@ async fn exchange(s: &Scenario, req: &Request) -> Result<Answer, Outcome> {
         json,
         body: String::from_utf8_lossy(&body).into_owned(),
     };
-    s.note(format!("{head} -> {}", answer.describe()));
+    s.note_judged(format!("{head} -> {}", answer.describe()));
     Ok(answer)
 }
 
@@ -873,7 +873,7 @@ async fn streamed(s: &Scenario, steps: u64, delay_ms: u64) -> Result<Streamed, O
         ended: false,
     };
     if !r.is_event_stream() {
-        s.note(format!(
+        s.note_judged(format!(
             "POST tools/call {} -> HTTP {} {}",
             names::SLOW_TOOL,
             r.status,
@@ -906,11 +906,18 @@ async fn streamed(s: &Scenario, steps: u64, delay_ms: u64) -> Result<Streamed, O
             Err(_) => break,
         }
     }
-    s.note(format!(
-        "POST tools/call {} -> HTTP {} text/event-stream, {} events, stream ended: {}",
+    // The stream as a whole is what the SSE checks judge: its events, quoted, and its end.
+    let events: Vec<String> = out
+        .events
+        .iter()
+        .map(|e| crate::driver::preview(e, 120))
+        .collect();
+    s.note_judged(format!(
+        "POST tools/call {} -> HTTP {} text/event-stream, {} events ({}), stream ended: {}",
         names::SLOW_TOOL,
         out.status,
         out.events.len(),
+        events.join(" "),
         out.ended
     ));
     Ok(out)

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::outcome::Outcome;
+use crate::outcome::{Evidence, Outcome};
 use crate::wire::{DecodeError, ErrorObject, Frame, Message};
 
 /// How many stderr lines a "closed its output" verdict quotes.
@@ -147,6 +147,12 @@ impl Reply {
         }
     }
 
+    /// The transcript entry of the frame this reply is, quoted (a reply that is no frame, a
+    /// timeout or a close, is found by the runner from the transcript).
+    pub fn evidence(&self) -> Option<Evidence> {
+        self.frame().and_then(evidence_of)
+    }
+
     /// Expects an error response; anything else is a Fail naming what came instead.
     pub fn expect_error(&self, what: &str) -> Result<&ErrorObject, Outcome> {
         self.error().ok_or_else(|| {
@@ -154,6 +160,7 @@ impl Reply {
                 "{what}: expected an error, got {}",
                 self.describe()
             ))
+            .with_evidence(self.evidence())
         })
     }
 
@@ -164,6 +171,7 @@ impl Reply {
                 "{what}: expected a result, got {}",
                 self.describe()
             ))
+            .with_evidence(self.evidence())
         })
     }
 
@@ -176,9 +184,27 @@ impl Reply {
             Err(Outcome::fail(format!(
                 "{what}: expected error {code}, got {}",
                 self.describe()
-            )))
+            ))
+            .with_evidence(self.evidence()))
         }
     }
+}
+
+/// A received frame's transcript entry with its first bytes as they came (raw, not
+/// re-serialised), when the frame was kept in the transcript.
+pub(crate) fn evidence_of(frame: &Frame) -> Option<Evidence> {
+    let at = frame.entry?;
+    let max = crate::transcript::EVIDENCE_BYTES;
+    let head = &frame.raw[..frame.raw.len().min(max + 4)];
+    let mut quote = shorten(&String::from_utf8_lossy(head), max);
+    if frame.raw.len() > head.len() && !quote.ends_with('…') {
+        quote.push('…');
+    }
+    Some(Evidence {
+        entry: at.seq,
+        conn: at.conn,
+        quote,
+    })
 }
 
 fn kind_name(m: &Message) -> &'static str {

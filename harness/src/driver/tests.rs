@@ -52,6 +52,55 @@ fn reply_to(message: &Value, body: &str) -> Vec<u8> {
 }
 
 #[tokio::test]
+async fn a_verdict_quotes_the_reply_it_judged_byte_for_byte_and_names_its_entry() {
+    // Keys in the server's own order and spacing: the quote is the bytes, not a re-encoding.
+    let mut peer = scripted(|m| {
+        format!(
+            "{{\"jsonrpc\": \"2.0\", \"id\": {}, \"error\": {{\"code\": -32601, \"message\": \"{}\"}}}}\n",
+            m["id"],
+            "x".repeat(300)
+        )
+        .into_bytes()
+    });
+    let reply = peer.call(request("ping")).await;
+    let verdict = reply.expect_result("ping").unwrap_err();
+    let evidence = verdict
+        .evidence
+        .clone()
+        .expect("a Fail from a reply carries evidence");
+    // Entry 1 is the request, entry 2 the reply.
+    assert_eq!((evidence.entry, evidence.conn), (2, 1));
+    assert!(
+        evidence
+            .quote
+            .starts_with(r#"{"jsonrpc": "2.0", "id": 1, "error": {"code": -32601"#),
+        "{}",
+        evidence.quote
+    );
+    assert!(evidence.quote.ends_with('…') && evidence.quote.len() <= 200 + '…'.len_utf8());
+    let text = verdict.full_message();
+    assert!(
+        text.contains("[judged: transcript entry 2 (connection 1): {\"jsonrpc\": \"2.0\""),
+        "{text}"
+    );
+    // The recorder knows it too: a verdict built without the reply gets the same evidence.
+    assert_eq!(peer.rec.evidence(), Some(evidence));
+}
+
+#[tokio::test]
+async fn a_no_reply_verdict_points_at_the_timeout() {
+    let mut peer = scripted(|_| Vec::new());
+    let reply = peer.call(request("ping")).await;
+    assert!(matches!(reply, Reply::NoReply { .. }), "{reply:?}");
+    let evidence = peer.rec.evidence().expect("evidence for silence");
+    assert_eq!(evidence.entry, 2);
+    assert_eq!(
+        evidence.quote,
+        "nothing: waited 300 ms for the reply to id 1"
+    );
+}
+
+#[tokio::test]
 async fn a_notification_after_a_reply_is_not_a_reply() {
     let mut peer = scripted(|m| {
         let mut out = reply_to(m, r#""result":{}"#);

@@ -73,20 +73,21 @@ impl RunReport {
                 let mut s = TestCaseStatus::skipped();
                 s.set_message(format!(
                     "expected failure (baseline): {reason} — {}: {}",
-                    r.outcome.kind, r.outcome.message
+                    r.outcome.kind,
+                    r.outcome.full_message()
                 ));
                 s
             }
             (Kind::Fail, None) => {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                s.set_message(r.outcome.message.as_str());
+                s.set_message(&r.outcome.full_message());
                 s.set_type("FAIL");
                 s.set_description(requirement_texts(r));
                 s
             }
             (Kind::Error, None) => {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
-                s.set_message(r.outcome.message.as_str());
+                s.set_message(&r.outcome.full_message());
                 s.set_type("ERROR");
                 s
             }
@@ -94,14 +95,14 @@ impl RunReport {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 s.set_message(format!(
                     "stale baseline entry: the baseline lists this check but it did not fail ({}: {})",
-                    r.outcome.kind, r.outcome.message
+                    r.outcome.kind, r.outcome.full_message()
                 ));
                 s.set_type("STALE");
                 s
             }
             (Kind::Skipped, _) => {
                 let mut s = TestCaseStatus::skipped();
-                s.set_message(r.outcome.message.as_str());
+                s.set_message(&r.outcome.full_message());
                 s
             }
             (Kind::Pass | Kind::NonStrict | Kind::Info, _) => TestCaseStatus::success(),
@@ -110,7 +111,7 @@ impl RunReport {
         case.set_classname(r.area());
         case.set_time(Duration::from_millis(r.duration_ms));
         if matches!(r.outcome.kind, Kind::NonStrict | Kind::Info) && !stale {
-            let mut note = format!("{}: {}", r.outcome.kind, r.outcome.message);
+            let mut note = format!("{}: {}", r.outcome.kind, r.outcome.full_message());
             let texts = requirement_texts(r);
             if r.outcome.kind == Kind::NonStrict && !texts.is_empty() {
                 note.push('\n');

@@ -72,7 +72,7 @@ impl RunReport {
                     r.id,
                     self.label(r),
                     r.requirements.join(", "),
-                    cell(&r.outcome.message)
+                    cell(&r.outcome.full_message())
                 );
             }
         }
@@ -91,7 +91,7 @@ impl RunReport {
             let _ = writeln!(out, "| Check | Reason |");
             let _ = writeln!(out, "|---|---|");
             for r in skipped {
-                let _ = writeln!(out, "| `{}` | {} |", r.id, cell(&r.outcome.message));
+                let _ = writeln!(out, "| `{}` | {} |", r.id, cell(&r.outcome.full_message()));
             }
             let _ = writeln!(out, "\n</details>");
         }
