@@ -80,14 +80,14 @@ impl RunReport {
             }
             (Kind::Fail, None) => {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                s.set_message(&r.outcome.full_message());
+                s.set_message(r.outcome.full_message());
                 s.set_type("FAIL");
                 s.set_description(requirement_texts(r));
                 s
             }
             (Kind::Error, None) => {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
-                s.set_message(&r.outcome.full_message());
+                s.set_message(r.outcome.full_message());
                 s.set_type("ERROR");
                 s
             }
@@ -102,7 +102,7 @@ impl RunReport {
             }
             (Kind::Skipped, _) => {
                 let mut s = TestCaseStatus::skipped();
-                s.set_message(&r.outcome.full_message());
+                s.set_message(r.outcome.full_message());
                 s
             }
             (Kind::Pass | Kind::NonStrict | Kind::Info, _) => TestCaseStatus::success(),
