@@ -206,13 +206,15 @@ impl Drop for ServerHandle {
 
 #[cfg(unix)]
 fn kill_group(pid: u32) {
-    if let Ok(pid) = i32::try_from(pid) {
-        // SAFETY: killpg takes plain integers and touches no memory of ours; a stale group id
-        // only makes it return ESRCH.
-        #[allow(unsafe_code)]
-        unsafe {
-            libc::killpg(pid, libc::SIGKILL);
-        }
+    use rustix::process::{Pid, Signal, kill_process_group};
+    // Group 1 would mean "every process we may signal": never a spawned server's group.
+    let group = i32::try_from(pid)
+        .ok()
+        .filter(|&p| p > 1)
+        .and_then(Pid::from_raw);
+    if let Some(group) = group {
+        // A stale group id only makes it fail with ESRCH: nothing to do then.
+        let _ = kill_process_group(group, Signal::KILL);
     }
 }
 
