@@ -83,6 +83,24 @@ struct Log {
     dropped_bytes: u64,
     /// The run's budget, shared by every transcript of the run.
     run_budget: Option<Arc<RunBudget>>,
+    /// Replies that came after their wait's deadline, within the grace (POL-24).
+    late: Vec<Late>,
+    /// The first time silence (or "no reply") was judged on a stream whose server had not
+    /// answered anything yet: what was waited for (POL-24).
+    unready_silence: Option<String>,
+    /// When the scenario ends (its cap); the late-reply grace stops short of it.
+    ends: Option<tokio::time::Instant>,
+}
+
+/// A reply that came after its wait's deadline but before the check ended (POL-24).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Late {
+    /// The id it answered, as JSON text.
+    pub id: String,
+    /// From the start of the wait to its arrival.
+    pub latency: std::time::Duration,
+    /// The wait it missed.
+    pub waited: std::time::Duration,
 }
 
 /// The budget of received text one transcript keeps.
@@ -132,6 +150,41 @@ impl Recorder {
 
     pub fn record(&self, conn: u32, event: Event) {
         self.record_sized(conn, event, 64);
+    }
+
+    /// Remembers a late reply (the runner turns the check's verdict NonStrict, POL-24).
+    pub fn record_late(&self, late: Late) {
+        if let Ok(mut log) = self.0.lock() {
+            log.late.push(late);
+        }
+    }
+
+    /// The late replies of this scenario, in order.
+    pub fn lates(&self) -> Vec<Late> {
+        self.0.lock().map(|l| l.late.clone()).unwrap_or_default()
+    }
+
+    /// Remembers that silence was judged before the server answered anything (the first time
+    /// only).
+    pub fn record_unready_silence(&self, what: String) {
+        if let Ok(mut log) = self.0.lock() {
+            log.unready_silence.get_or_insert(what);
+        }
+    }
+
+    pub fn unready_silence(&self) -> Option<String> {
+        self.0.lock().ok().and_then(|l| l.unready_silence.clone())
+    }
+
+    /// Sets when the scenario ends.
+    pub fn set_ends(&self, ends: tokio::time::Instant) {
+        if let Ok(mut log) = self.0.lock() {
+            log.ends = Some(ends);
+        }
+    }
+
+    pub fn ends(&self) -> Option<tokio::time::Instant> {
+        self.0.lock().ok().and_then(|l| l.ends)
     }
 
     /// Records an event whose text is about `size` bytes; a message over the budget is only

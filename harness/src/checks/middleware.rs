@@ -668,7 +668,7 @@ async fn deadlock_detected(s: &mut Scenario) -> Verdict {
     // The server's start-up is not what this check is about: a first `ping` gets the start-up
     // allowance, so the detection's own pre-initialize ping (3 s) meets a running server.
     let _ = peer.call(request(method::PING)).await;
-    Ok(match deadlock::detect(&mut peer, DEADLOCK_CLIENT).await {
+    Ok(match deadlock::detect(&mut peer, DEADLOCK_CLIENT, s.facts().startup).await {
         Detection::Deadlock(m) => Outcome::pass(format!(
             "the documented inline-initialize deadlock was detected: {m}"
         )),
