@@ -66,7 +66,7 @@ pub async fn run_observed(
     let target = Arc::new(target);
     let settings = Arc::new(options.settings.clone());
     crate::preflight::preflight(&target, settings.max_message).await?;
-    let facts = probe(&target, &settings).await?;
+    let facts = probe(&target, &settings, options.jobs).await?;
     if let Some(what) = &facts.never_mcp {
         // Not a conformance question: nothing the checks could judge came back.
         let reason = what.clone();
@@ -249,17 +249,27 @@ fn unmet_need(
 
 /// Learns what the target serves: dual-era negotiation as a client does it, a modern
 /// `server/discover` and a legacy `initialize`, each on a fresh connection.
-pub async fn probe(target: &Target, settings: &Arc<Settings>) -> Result<Facts, StartError> {
+/// The two probes run side by side when `jobs` allows two target processes at once, one after
+/// the other otherwise (POL-24).
+pub async fn probe(
+    target: &Target,
+    settings: &Arc<Settings>,
+    jobs: usize,
+) -> Result<Facts, StartError> {
     let rec = crate::transcript::Recorder::default();
     let legacy_rec = crate::transcript::Recorder::default();
     let client = Client::default();
     // The two probes use separate connections; run them side by side, each under a cap, so a
     // server that floods or stalls cannot hold the run before its first check.
     let cap = settings.scenario_timeout + settings.startup_timeout;
-    let (negotiation, legacy) = tokio::join!(
-        capped(cap, negotiate(target, settings, &client, &rec)),
-        capped(cap, probe_legacy(target, settings, &legacy_rec))
-    );
+    let modern = capped(cap, negotiate(target, settings, &client, &rec));
+    let legacy = capped(cap, probe_legacy(target, settings, &legacy_rec));
+    let (negotiation, legacy) = if jobs >= 2 {
+        tokio::join!(modern, legacy)
+    } else {
+        let modern = modern.await;
+        (modern, legacy.await)
+    };
     let heard_rpc = received_rpc(&rec) || received_rpc(&legacy_rec);
     let heard_any = received_any(&rec) || received_any(&legacy_rec);
     let (negotiation, legacy) = match (negotiation, legacy) {
