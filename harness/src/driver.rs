@@ -402,7 +402,10 @@ impl Peer {
     fn late_grace(&self) -> Duration {
         let t = self.settings.expect_timeout;
         match self.rec.ends() {
-            Some(ends) => t.min(ends.saturating_duration_since(Instant::now()).saturating_sub(t)),
+            Some(ends) => t.min(
+                ends.saturating_duration_since(Instant::now())
+                    .saturating_sub(t),
+            ),
             None => t,
         }
     }

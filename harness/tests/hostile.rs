@@ -717,10 +717,7 @@ fn answered_by_id_against_late(name: &str, delay: &str) -> support::Observed {
     );
     run(
         name,
-        &flags(
-            "2",
-            &["--select", "stdio/concurrency/answered-by-id"],
-        ),
+        &flags("2", &["--select", "stdio/concurrency/answered-by-id"]),
         &target,
         KILL_AFTER,
     )
@@ -758,7 +755,10 @@ fn a_reply_that_never_comes_is_no_reply() {
         .within(Duration::from_secs(30))
         .verdict_of(
             "stdio/concurrency/answered-by-id",
-            &["fail: ", "the unknown method (id 2) got no reply within 2 s"],
+            &[
+                "fail: ",
+                "the unknown method (id 2) got no reply within 2 s",
+            ],
         )
         .no_verdict_says("late (")
         .finish();
@@ -863,10 +863,7 @@ fn jobs_bounds_the_processes_alive_at_once() {
     for jobs in ["1", "2"] {
         let census = std::env::temp_dir().join(support::marker(&format!("census-{jobs}")));
         let census_arg = census.display().to_string();
-        let target = Target::stdio(
-            &format!("census-{jobs}"),
-            &["ok", "--census", &census_arg],
-        );
+        let target = Target::stdio(&format!("census-{jobs}"), &["ok", "--census", &census_arg]);
         let o = run(
             &format!("census-{jobs}"),
             &flags(jobs, &["--select", "jsonrpc", "--select", "stdio"]),

@@ -221,7 +221,9 @@ async fn a_reply_50_ms_after_the_deadline_is_late_not_missing() {
     assert_eq!(failed.kind, crate::outcome::Kind::Fail);
     assert_eq!(
         failed.message,
-        format!("wrong result (late ({ms} ms): the reply to id 1 came after its 0.3 s wait, POL-24)")
+        format!(
+            "wrong result (late ({ms} ms): the reply to id 1 came after its 0.3 s wait, POL-24)"
+        )
     );
     let note = peer.rec.entries().into_iter().any(|e| {
         matches!(&e.event, Event::Note { text } if text.starts_with("the reply to id 1 came late: "))
@@ -246,7 +248,8 @@ async fn the_grace_stops_short_of_the_scenario_cap() {
     let mut peer = slow(Duration::ZERO, Duration::from_secs(30), quick());
     // When the 0.3 s wait ends 0.5 s are left: less one timeout for the check to finish, the
     // grace is 0.2 s.
-    peer.rec.set_ends(Instant::now() + Duration::from_millis(800));
+    peer.rec
+        .set_ends(Instant::now() + Duration::from_millis(800));
     let reply = peer.call(request("ping")).await;
     assert_eq!(reply.describe(), "no reply within 0.5 s");
 }
@@ -258,7 +261,11 @@ async fn silence_before_any_answer_proves_nothing() {
         startup_timeout: Duration::from_secs(5),
         ..quick()
     };
-    let mut peer = slow(Duration::from_millis(1500), Duration::ZERO, settings.clone());
+    let mut peer = slow(
+        Duration::from_millis(1500),
+        Duration::ZERO,
+        settings.clone(),
+    );
     peer.send(notification("notifications/initialized")).await;
     assert!(peer.expect_silence().await.is_none());
     let what = peer.rec.unready_silence();
@@ -277,16 +284,14 @@ async fn silence_before_any_answer_proves_nothing() {
         "{}",
         verdict.message
     );
-    let fail = crate::runner::slow_is_not_silent(
-        crate::outcome::Outcome::fail("x"),
-        &[],
-        what,
-    );
+    let fail = crate::runner::slow_is_not_silent(crate::outcome::Outcome::fail("x"), &[], what);
     assert_eq!(fail.kind, crate::outcome::Kind::Fail);
 
     // Warmed up first, the same server's silence is evidence.
     let mut peer = slow(Duration::from_millis(1500), Duration::ZERO, settings);
-    peer.warm_up().await.expect("the warm-up is answered after the slow start");
+    peer.warm_up()
+        .await
+        .expect("the warm-up is answered after the slow start");
     assert!(peer.has_answered());
     peer.send(notification("notifications/initialized")).await;
     assert!(peer.expect_silence().await.is_none());
