@@ -96,6 +96,8 @@ pub struct Peer {
     /// `method`): only then is it known to be ready, so only then is its silence evidence
     /// (POL-24). A line it wrote on its own (a log notification at start-up) is not enough.
     answered: bool,
+    /// Whether a wait for a reply by id that ran out listens on for a late reply (POL-24).
+    late_grace: bool,
     /// The HTTP exchange of the next line (HTTP targets).
     http_context: Option<crate::wire::HttpContext>,
     settings: Arc<Settings>,
@@ -143,6 +145,7 @@ impl Peer {
             closed: false,
             heard: false,
             answered: false,
+            late_grace: true,
             http_context: None,
             settings,
         }
@@ -378,6 +381,12 @@ impl Peer {
         )))
     }
 
+    /// Turns the late-reply grace off (or back on) for this connection: for an algorithm that
+    /// tells slow from stalled with its own probes (deadlock detection).
+    pub fn set_late_grace(&mut self, on: bool) {
+        self.late_grace = on;
+    }
+
     /// Whether the server has answered anything on this connection yet.
     pub fn has_answered(&self) -> bool {
         self.answered
@@ -400,6 +409,9 @@ impl Peer {
     /// expected-message timeout, less if the scenario would end first (what is left of it,
     /// less one more timeout for the check to judge and finish).
     fn late_grace(&self) -> Duration {
+        if !self.late_grace {
+            return Duration::ZERO;
+        }
         let t = self.settings.expect_timeout;
         match self.rec.ends() {
             Some(ends) => t.min(

@@ -113,8 +113,9 @@ struct RunArgs {
         allow_negative_numbers = true
     )]
     timeout: Duration,
-    /// Seconds a fresh server may take to answer its first ping where readiness is judged
-    /// (deadlock detection's "not ready" verdict).
+    /// Seconds a fresh server may at least take to answer its first ping where readiness is
+    /// judged (deadlock detection's "not ready" verdict); the window is the larger of this and
+    /// 3 × the start-up time the run's probe measured (POL-24).
     #[arg(
         long,
         value_name = "SECS",

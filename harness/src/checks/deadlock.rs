@@ -64,7 +64,8 @@ pub fn readiness_window(
         .max(adapted.min(settings.scenario_timeout / 2));
     let why = match startup {
         Some(d) => format!(
-            "the target took {} to start in the probe; the window is the larger of              --ready-timeout {} and {STARTUP_FACTOR} × that",
+            "the target took {} to start in the probe; the window is the larger of \
+             --ready-timeout {} and {STARTUP_FACTOR} × that",
             millis_text(d),
             seconds(settings.ready_timeout)
         ),
@@ -102,6 +103,10 @@ pub enum Detection {
 /// (the probe profile uses `mcpspec-probe-deadlock` to ask for the deadlock on purpose).
 pub async fn detect(peer: &mut Peer, client_name: &str, startup: Option<Duration>) -> Detection {
     let t = peer.settings().expect_timeout;
+    // The detection tells slow from stalled with its own pings and windows (the readiness one
+    // adapts to the measured start-up): no late-reply grace on top, so each verdict keeps its
+    // bound.
+    peer.set_late_grace(false);
     let (window, why) = readiness_window(peer.settings(), startup);
     let ready = peer.call_within(request(method::PING), window).await;
     match &ready {
