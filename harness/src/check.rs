@@ -99,6 +99,10 @@ pub struct Facts {
     pub negotiation: Option<crate::negotiation::Negotiation>,
     /// Set when no probe connection received a single JSON-RPC message: what came instead.
     pub never_mcp: Option<String>,
+    /// How long the target took to start: from spawning (or connecting) to the first answer of
+    /// the legacy probe's opening `ping` (any reply, even an error), when it answered. The
+    /// deadlock check's readiness window adapts to it (POL-24).
+    pub startup: Option<std::time::Duration>,
 }
 
 impl Facts {
@@ -206,6 +210,22 @@ impl Scenario {
             Target::Url(e) => Some(e),
             _ => None,
         }
+    }
+
+    /// Sets when the scenario ends (its cap): the driver's late-reply grace stops short of it.
+    pub fn ends_at(self, ends: tokio::time::Instant) -> Self {
+        self.rec.set_ends(ends);
+        self
+    }
+
+    /// Replies that came late in this scenario (POL-24).
+    pub fn lates(&self) -> Vec<crate::transcript::Late> {
+        self.rec.lates()
+    }
+
+    /// What silence was judged before the server answered anything, if any (POL-24).
+    pub fn unready_silence(&self) -> Option<String> {
+        self.rec.unready_silence()
     }
 
     /// Marks the scenario as running `id` (scripts shared by several checks read it).

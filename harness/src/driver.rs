@@ -92,6 +92,12 @@ pub struct Peer {
     /// Whether the server has written anything yet (until then waits include the start-up
     /// allowance).
     heard: bool,
+    /// Whether the server has answered anything on this connection (a result or an error, no
+    /// `method`): only then is it known to be ready, so only then is its silence evidence
+    /// (POL-24). A line it wrote on its own (a log notification at start-up) is not enough.
+    answered: bool,
+    /// Whether a wait for a reply by id that ran out listens on for a late reply (POL-24).
+    late_grace: bool,
     /// The HTTP exchange of the next line (HTTP targets).
     http_context: Option<crate::wire::HttpContext>,
     settings: Arc<Settings>,
@@ -138,6 +144,8 @@ impl Peer {
             answer_server_requests: true,
             closed: false,
             heard: false,
+            answered: false,
+            late_grace: true,
             http_context: None,
             settings,
         }
@@ -245,6 +253,9 @@ impl Peer {
                 Recv::TimedOut => return Incoming::TimedOut,
             };
             self.heard = true;
+            if frame.is_reply() {
+                self.answered = true;
+            }
             if frame.http.is_none() {
                 frame.http = self.http_context.take();
             }
@@ -356,16 +367,62 @@ impl Peer {
     }
 
     /// Makes sure the server is up before a check sends input that may legitimately get no
-    /// reply: a modern `server/discover` must be answered (with anything).
+    /// reply (POL-24): a request it must answer (with anything) is sent first, for the peer's
+    /// era: a modern `server/discover`, or a legacy `ping` (allowed before `initialize`).
     pub async fn warm_up(&mut self) -> Result<(), crate::outcome::Outcome> {
-        let reply = self.call(request(method::DISCOVER)).await;
+        let m = match self.era {
+            Era::Legacy => method::PING,
+            _ => method::DISCOVER,
+        };
+        let reply = self.call(request(m)).await;
         if reply.frame().is_some() {
             return Ok(());
         }
         Err(crate::outcome::Outcome::error(format!(
-            "the server did not answer a first server/discover ({}), so silence cannot be judged",
+            "the server did not answer a first {m} ({}), so silence cannot be judged",
             reply.describe()
         )))
+    }
+
+    /// Turns the late-reply grace off (or back on) for this connection: for an algorithm that
+    /// tells slow from stalled with its own probes (deadlock detection).
+    pub fn set_late_grace(&mut self, on: bool) {
+        self.late_grace = on;
+    }
+
+    /// Whether the server has answered anything on this connection yet.
+    pub fn has_answered(&self) -> bool {
+        self.answered
+    }
+
+    /// Called where silence (or "no reply") is about to be judged: on a stream (stdio or
+    /// in-memory) whose server has answered nothing yet, silence proves nothing (it may still
+    /// be starting), so the scenario remembers it and the runner makes the verdict an Error
+    /// unless it is a Fail or Error already (POL-24). Checks call [`Peer::warm_up`] first.
+    fn judging_silence(&self, what: &str) {
+        if !self.answered && self.transport.is_stream() {
+            self.rec.record_unready_silence(what.to_owned());
+            self.note(format!(
+                "{what} judged before the server answered anything (POL-24: no warm-up)"
+            ));
+        }
+    }
+
+    /// How long the driver keeps listening after a wait for a reply by id ran out (POL-24): one
+    /// expected-message timeout, less if the scenario would end first (what is left of it,
+    /// less one more timeout for the check to judge and finish).
+    fn late_grace(&self) -> Duration {
+        if !self.late_grace {
+            return Duration::ZERO;
+        }
+        let t = self.settings.expect_timeout;
+        match self.rec.ends() {
+            Some(ends) => t.min(
+                ends.saturating_duration_since(Instant::now())
+                    .saturating_sub(t),
+            ),
+            None => t,
+        }
     }
 
     pub async fn expect_reply_within(&mut self, id: &Value, wait: Duration) -> Reply {
@@ -377,8 +434,8 @@ impl Peer {
     /// frame's own entry, or the timeout or close just recorded.
     fn hand_over(&self, reply: Reply) -> Reply {
         let evidence = match &reply {
-            Reply::Frame(_) | Reply::IdLess { .. } => reply.evidence(),
-            Reply::NoReply { .. } | Reply::Closed { .. } => self.rec.last_entry(),
+            Reply::Frame(_) | Reply::IdLess { .. } | Reply::Late { .. } => reply.evidence(),
+            Reply::NoReply { .. } | Reply::Closed { .. } => self.rec.last_wait_end(),
         };
         self.rec.mark_judged(evidence);
         reply
@@ -392,8 +449,11 @@ impl Peer {
                 return Reply::Frame(f);
             }
         }
-        let mut deadline = Instant::now() + wait;
+        let started = Instant::now();
+        let mut deadline = started + wait;
         let mut wait = wait;
+        // Set once the wait ran out and the driver listens on for a late reply (POL-24).
+        let mut grace: Option<Duration> = None;
         let mut unrelated = Unrelated::default();
         // An error without an id may answer this request (POL-23); the request's own reply may
         // still follow it, so it is held until the wait is over.
@@ -403,6 +463,9 @@ impl Peer {
                 Incoming::Frame(f) if is_reply_to(&f, id) => {
                     if let Some(held) = idless.take() {
                         self.keep(held);
+                    }
+                    if grace.is_some() {
+                        return self.late(f, id, started.elapsed(), wait);
                     }
                     return Reply::Frame(f);
                 }
@@ -420,7 +483,7 @@ impl Peer {
                     unrelated.add(&f);
                     self.keep(f);
                     // The server has spoken, so it is up: the start-up allowance ends here.
-                    if wait > asked {
+                    if wait > asked && grace.is_none() {
                         wait = asked;
                         deadline = deadline.min(Instant::now() + asked);
                     }
@@ -436,20 +499,47 @@ impl Peer {
                             awaited: id.clone(),
                         };
                     }
+                    if grace.is_none() {
+                        let g = self.late_grace();
+                        if !g.is_zero() {
+                            grace = Some(g);
+                            deadline = Instant::now() + g;
+                            continue;
+                        }
+                    }
+                    let waited = wait + grace.unwrap_or_default();
                     self.rec.record(
                         self.conn,
                         Event::Timeout {
-                            waited_ms: millis(wait),
+                            waited_ms: millis(waited),
                             waiting_for: format!("the reply to id {id}"),
                         },
                     );
-                    return Reply::NoReply {
-                        waited: wait,
-                        unrelated,
-                    };
+                    self.judging_silence(&format!("no reply to id {id}"));
+                    return Reply::NoReply { waited, unrelated };
                 }
                 Incoming::Closed => return self.closed_reply().await,
             }
+        }
+    }
+
+    /// A reply that came within the grace: noted in the transcript and remembered for the
+    /// runner's verdict (POL-24).
+    fn late(&mut self, frame: Frame, id: &Value, latency: Duration, waited: Duration) -> Reply {
+        self.note(format!(
+            "the reply to id {id} came late: {} ms after the wait began, past its {} wait (POL-24: slow is not silent)",
+            millis(latency),
+            seconds(waited)
+        ));
+        self.rec.record_late(crate::transcript::Late {
+            id: id.to_string(),
+            latency,
+            waited,
+        });
+        Reply::Late {
+            frame,
+            latency,
+            waited,
         }
     }
 
@@ -508,6 +598,7 @@ impl Peer {
                             waiting_for: "any reply".into(),
                         },
                     );
+                    self.judging_silence("no reply to the raw input");
                     break Reply::NoReply {
                         waited: wait,
                         unrelated,
@@ -528,6 +619,7 @@ impl Peer {
     }
 
     pub async fn expect_silence_for(&mut self, quiet: Duration) -> Option<Incoming> {
+        self.judging_silence("silence");
         let deadline = Instant::now() + quiet;
         match self.next(deadline).await {
             Incoming::TimedOut => {
@@ -552,6 +644,7 @@ impl Peer {
     /// never a reply, whatever it follows). HTTP 4xx rejections of notification POSTs (HTTP-3)
     /// are left in: the caller tells them apart.
     pub async fn unasked_replies(&mut self) -> Vec<Frame> {
+        self.judging_silence("the absence of unasked replies");
         let mut frames = self.drain_backlog();
         let deadline = Instant::now() + self.settings.quiet;
         let mut silent = true;

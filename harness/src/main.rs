@@ -113,8 +113,9 @@ struct RunArgs {
         allow_negative_numbers = true
     )]
     timeout: Duration,
-    /// Seconds a fresh server may take to answer its first ping where readiness is judged
-    /// (deadlock detection's "not ready" verdict).
+    /// Seconds a fresh server may at least take to answer its first ping where readiness is
+    /// judged (deadlock detection's "not ready" verdict); the window is the larger of this and
+    /// 3 × the start-up time the run's probe measured (POL-24).
     #[arg(
         long,
         value_name = "SECS",
@@ -141,7 +142,9 @@ struct RunArgs {
         allow_negative_numbers = true
     )]
     max_message: usize,
-    /// Checks run at the same time (1 to 1024).
+    /// Checks run at the same time (1 to 1024). Against a command this bounds the server
+    /// processes alive at once: the default is the number of cores, so mcpspec's own load does
+    /// not make the server late (POL-24). Against a URL or the embedded server the default is 8.
     #[arg(long, value_name = "N", value_parser = cli_values::jobs(), allow_negative_numbers = true)]
     jobs: Option<usize>,
     /// Write the report as JSON to FILE (`-` for stdout).
@@ -268,11 +271,12 @@ fn run(args: RunArgs) -> u8 {
             probe_profile: args.probe_profile,
         },
         strict: args.strict,
-        // Spawning processes is what costs; in-memory and HTTP checks run more at a time.
+        // Processes compete with mcpspec for the cores: no more of them than cores (POL-24).
+        // In-memory and HTTP checks cost the target no process each, so more run at a time.
         jobs: args
             .jobs
             .unwrap_or(if matches!(target_kind, TargetKind::Command) {
-                4
+                mcpspec::runner::default_jobs()
             } else {
                 8
             }),

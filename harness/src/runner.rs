@@ -23,8 +23,15 @@ pub struct RunOptions {
     pub checks: CheckOptions,
     /// NonStrict counts as Fail.
     pub strict: bool,
-    /// Checks run at the same time.
+    /// Checks run at the same time, and so the most target processes alive at once (POL-24).
     pub jobs: usize,
+}
+
+/// The default `--jobs`: the number of cores (POL-24: mcpspec's own load must not make a server
+/// late). Each running check holds at most one target process at a time, so this bounds the
+/// processes too.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, usize::from)
 }
 
 impl Default for RunOptions {
@@ -33,7 +40,7 @@ impl Default for RunOptions {
             settings: Settings::default(),
             checks: CheckOptions::default(),
             strict: false,
-            jobs: 4,
+            jobs: default_jobs(),
         }
     }
 }
@@ -59,7 +66,7 @@ pub async fn run_observed(
     let target = Arc::new(target);
     let settings = Arc::new(options.settings.clone());
     crate::preflight::preflight(&target, settings.max_message).await?;
-    let facts = probe(&target, &settings).await?;
+    let facts = probe(&target, &settings, options.jobs).await?;
     if let Some(what) = &facts.never_mcp {
         // Not a conformance question: nothing the checks could judge came back.
         let reason = what.clone();
@@ -145,7 +152,8 @@ async fn run_one(
     let cap = settings.scenario_timeout;
     let mut scenario = Scenario::new(target, settings, facts, options)
         .for_check(check.id)
-        .with_run_budget(budget);
+        .with_run_budget(budget)
+        .ends_at(tokio::time::Instant::now() + cap);
     let outcome = match tokio::time::timeout(cap, (check.script)(&mut scenario)).await {
         Ok(Ok(o) | Err(o)) => o,
         Err(_) => Outcome::error(format!(
@@ -153,6 +161,7 @@ async fn run_one(
             crate::driver::seconds(cap)
         )),
     };
+    let outcome = slow_is_not_silent(outcome, &scenario.lates(), scenario.unready_silence());
     // Every verdict but a pass or a skip quotes what it judged, from the transcript.
     let outcome = if outcome.wants_evidence() {
         outcome.with_evidence(scenario.evidence())
@@ -163,6 +172,50 @@ async fn run_one(
     let transcript = scenario.transcript();
     drop(scenario);
     CheckResult::new(&check, outcome, started.elapsed(), transcript)
+}
+
+/// POL-24, applied once for every check: a verdict that rests on silence judged before the
+/// server answered anything is an Error (the server may still have been starting); a late reply
+/// makes a Pass, Info or NonStrict verdict NonStrict "late (N ms): …", and is mentioned in a
+/// Fail or Error, which stand.
+pub fn slow_is_not_silent(
+    outcome: Outcome,
+    lates: &[crate::transcript::Late],
+    unready_silence: Option<String>,
+) -> Outcome {
+    use crate::outcome::Kind;
+    let outcome = match unready_silence {
+        Some(what) if matches!(outcome.kind, Kind::Pass | Kind::NonStrict | Kind::Info) => {
+            Outcome::error(format!(
+                "{what} was judged before the server answered any request, so it proves nothing                  (POL-24: the check must warm the server up first); the check said: {}",
+                outcome.message
+            ))
+        }
+        _ => outcome,
+    };
+    let Some(first) = lates.first() else {
+        return outcome;
+    };
+    let late = format!(
+        "late ({} ms): the reply to id {} came after its {} wait{}",
+        first.latency.as_millis(),
+        first.id,
+        crate::driver::seconds(first.waited),
+        match lates.len() {
+            1 => String::new(),
+            n => format!(" ({n} late replies in all)"),
+        }
+    );
+    match outcome.kind {
+        Kind::Pass | Kind::Info | Kind::NonStrict => {
+            Outcome::non_strict(format!("{late} (POL-24); {}", outcome.message))
+        }
+        Kind::Fail | Kind::Error => Outcome::new(
+            outcome.kind,
+            format!("{} ({late}, POL-24)", outcome.message),
+        ),
+        Kind::Skipped => outcome,
+    }
 }
 
 /// Why `check` cannot run against this target, if it cannot.
@@ -202,17 +255,27 @@ fn unmet_need(
 
 /// Learns what the target serves: dual-era negotiation as a client does it, a modern
 /// `server/discover` and a legacy `initialize`, each on a fresh connection.
-pub async fn probe(target: &Target, settings: &Arc<Settings>) -> Result<Facts, StartError> {
+/// The two probes run side by side when `jobs` allows two target processes at once, one after
+/// the other otherwise (POL-24).
+pub async fn probe(
+    target: &Target,
+    settings: &Arc<Settings>,
+    jobs: usize,
+) -> Result<Facts, StartError> {
     let rec = crate::transcript::Recorder::default();
     let legacy_rec = crate::transcript::Recorder::default();
     let client = Client::default();
     // The two probes use separate connections; run them side by side, each under a cap, so a
     // server that floods or stalls cannot hold the run before its first check.
     let cap = settings.scenario_timeout + settings.startup_timeout;
-    let (negotiation, legacy) = tokio::join!(
-        capped(cap, negotiate(target, settings, &client, &rec)),
-        capped(cap, probe_legacy(target, settings, &legacy_rec))
-    );
+    let modern = capped(cap, negotiate(target, settings, &client, &rec));
+    let legacy = capped(cap, probe_legacy(target, settings, &legacy_rec));
+    let (negotiation, legacy) = if jobs >= 2 {
+        tokio::join!(modern, legacy)
+    } else {
+        let modern = modern.await;
+        (modern, legacy.await)
+    };
     let heard_rpc = received_rpc(&rec) || received_rpc(&legacy_rec);
     let heard_any = received_any(&rec) || received_any(&legacy_rec);
     let (negotiation, legacy) = match (negotiation, legacy) {
@@ -224,11 +287,13 @@ pub async fn probe(target: &Target, settings: &Arc<Settings>) -> Result<Facts, S
         }
         other => other,
     };
-    let (negotiation, (initialize_seen, initialize, initialize_refused)) = (negotiation?, legacy?);
+    let (negotiation, (initialize_seen, initialize, initialize_refused, startup)) =
+        (negotiation?, legacy?);
     let mut facts = Facts {
         initialize,
         initialize_seen,
         initialize_refused,
+        startup,
         ..Facts::default()
     };
     match &negotiation.discover {
@@ -319,16 +384,22 @@ async fn probe_legacy(
     target: &Target,
     settings: &Arc<Settings>,
     rec: &crate::transcript::Recorder,
-) -> Result<(String, Option<Value>, bool), StartError> {
+) -> Result<(String, Option<Value>, bool, Option<Duration>), StartError> {
+    let started = Instant::now();
     let transport = target.connect(settings.max_message)?;
     let mut peer = Peer::new(transport, rec.clone(), 0, Era::Legacy, settings.clone());
-    let _ = peer.call(request(method::PING)).await;
+    // The start-up time: spawn to the first answer (POL-24, the deadlock check's window).
+    let startup = peer
+        .call(request(method::PING))
+        .await
+        .answered()
+        .map(|_| started.elapsed());
     let reply = initialize_within(&mut peer, settings.expect_timeout).await;
     let result = reply
         .result()
         .filter(|r| r.get("protocolVersion").is_some())
         .cloned();
-    Ok((reply.describe(), result, reply.error().is_some()))
+    Ok((reply.describe(), result, reply.error().is_some(), startup))
 }
 
 async fn initialize_within(peer: &mut Peer, wait: std::time::Duration) -> crate::driver::Reply {

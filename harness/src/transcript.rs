@@ -87,6 +87,24 @@ struct Log {
     /// The last message (or timeout, or close) handed to the check as the answer it waited
     /// for: what a verdict is most likely about.
     judged: Option<Evidence>,
+    /// Replies that came after their wait's deadline, within the grace (POL-24).
+    late: Vec<Late>,
+    /// The first time silence (or "no reply") was judged on a stream whose server had not
+    /// answered anything yet: what was waited for (POL-24).
+    unready_silence: Option<String>,
+    /// When the scenario ends (its cap); the late-reply grace stops short of it.
+    ends: Option<tokio::time::Instant>,
+}
+
+/// A reply that came after its wait's deadline but before the check ended (POL-24).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Late {
+    /// The id it answered, as JSON text.
+    pub id: String,
+    /// From the start of the wait to its arrival.
+    pub latency: std::time::Duration,
+    /// The wait it missed.
+    pub waited: std::time::Duration,
 }
 
 /// The budget of received text one transcript keeps.
@@ -139,6 +157,41 @@ impl Recorder {
         self.record_sized(conn, event, 64)
     }
 
+    /// Remembers a late reply (the runner turns the check's verdict NonStrict, POL-24).
+    pub fn record_late(&self, late: Late) {
+        if let Ok(mut log) = self.0.lock() {
+            log.late.push(late);
+        }
+    }
+
+    /// The late replies of this scenario, in order.
+    pub fn lates(&self) -> Vec<Late> {
+        self.0.lock().map(|l| l.late.clone()).unwrap_or_default()
+    }
+
+    /// Remembers that silence was judged before the server answered anything (the first time
+    /// only).
+    pub fn record_unready_silence(&self, what: String) {
+        if let Ok(mut log) = self.0.lock() {
+            log.unready_silence.get_or_insert(what);
+        }
+    }
+
+    pub fn unready_silence(&self) -> Option<String> {
+        self.0.lock().ok().and_then(|l| l.unready_silence.clone())
+    }
+
+    /// Sets when the scenario ends.
+    pub fn set_ends(&self, ends: tokio::time::Instant) {
+        if let Ok(mut log) = self.0.lock() {
+            log.ends = Some(ends);
+        }
+    }
+
+    pub fn ends(&self) -> Option<tokio::time::Instant> {
+        self.0.lock().ok().and_then(|l| l.ends)
+    }
+
     /// Records an event whose text is about `size` bytes; a message over the budget is only
     /// counted.
     fn record_sized(&self, conn: u32, event: Event, size: usize) -> Option<u32> {
@@ -177,9 +230,21 @@ impl Recorder {
         }
     }
 
-    /// The last entry recorded, as evidence (a timeout or a close just recorded).
+    /// The last entry recorded, as evidence (a note just recorded).
     pub fn last_entry(&self) -> Option<Evidence> {
         self.0.lock().ok()?.entries.last().map(Evidence::of)
+    }
+
+    /// The last timeout or close recorded, as evidence (what a missing reply points at).
+    pub fn last_wait_end(&self) -> Option<Evidence> {
+        self.0
+            .lock()
+            .ok()?
+            .entries
+            .iter()
+            .rev()
+            .find(|e| matches!(e.event, Event::Timeout { .. } | Event::Closed))
+            .map(Evidence::of)
     }
 
     /// Evidence for a verdict: what was last handed to the check as an answer, or else the

@@ -72,6 +72,12 @@ impl LineTransport {
         self
     }
 
+    /// Whether this is one byte stream (stdio or in-memory), where silence is judged by time;
+    /// over HTTP every request is its own exchange.
+    pub fn is_stream(&self) -> bool {
+        self.era_hint.is_none()
+    }
+
     /// Tells the transport which era the driver speaks (HTTP derives headers from it).
     pub fn set_modern(&self, modern: bool) {
         if let Some(h) = &self.era_hint {

@@ -29,7 +29,7 @@ async fn reference_faults_get_their_verdicts() {
         ),
         ("silent-deadlock-on-initialize", "FAIL: likely deadlock:"),
         ("crash-on-initialize", "FAIL: crash:"),
-        ("slow-start", "FAIL: not ready:"),
+        ("slow-start", "FAIL: not ready within 7.5 s:"),
     ];
     let mut runs = Vec::new();
     for (fault, want) in cases {
@@ -44,8 +44,11 @@ async fn reference_faults_get_their_verdicts() {
             got.starts_with(want),
             "{fault}: expected `{want}…`, got `{got}`"
         );
+        // "not ready" comes when the readiness window ends: 3 × the 10 s start-up the probe
+        // measured, capped at half the 15 s scenario cap (POL-24).
+        let bound = if fault == "slow-start" { 9 } else { 5 };
         assert!(
-            took < Duration::from_secs(5),
+            took < Duration::from_secs(bound),
             "{fault}: the verdict took {took:?}"
         );
     }

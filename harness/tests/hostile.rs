@@ -705,3 +705,188 @@ fn fuzz_exits_at_once() {
         .no_finding_written()
         .finish();
 }
+
+// --- Slow is not silent (POL-24) -------------------------------------------------------------
+
+/// The three requests of `stdio/concurrency/answered-by-id` against a server that answers
+/// discover at once and everything else `delay` seconds after reading it, with `--timeout 1`.
+fn answered_by_id_against_late(name: &str, delay: &str) -> support::Observed {
+    let target = Target::stdio(
+        name,
+        &["late", "--delay", delay, "--spare", "server/discover"],
+    );
+    run(
+        name,
+        &flags("2", &["--select", "stdio/concurrency/answered-by-id"]),
+        &target,
+        KILL_AFTER,
+    )
+}
+
+/// A reply 50 ms after its 1 s deadline (the unknown method's -32601) is late, not missing: the
+/// check judges it (it is right) and says NonStrict with the latency.
+#[test]
+fn a_reply_50_ms_after_the_deadline_is_late() {
+    let o = answered_by_id_against_late("late-50ms", "1.05");
+    expect(&o)
+        .code(0)
+        .within(Duration::from_secs(30))
+        .verdict_of(
+            "stdio/concurrency/answered-by-id",
+            &[
+                "non-strict: late (1",
+                " ms): the reply to id 2 came after its 1 s wait",
+                "(2 late replies in all)",
+                "POL-24",
+                "three interleaved requests, each answered under its own id",
+            ],
+        )
+        .no_verdict_says("no reply")
+        .finish();
+}
+
+/// A reply that never comes within the wait and its grace stays "no reply", and the wait it
+/// names includes the grace (1 s, then 1 s more).
+#[test]
+fn a_reply_that_never_comes_is_no_reply() {
+    let o = answered_by_id_against_late("late-never", "30");
+    expect(&o)
+        .code(1)
+        .within(Duration::from_secs(30))
+        .verdict_of(
+            "stdio/concurrency/answered-by-id",
+            &[
+                "fail: ",
+                "the unknown method (id 2) got no reply within 2 s",
+            ],
+        )
+        .no_verdict_says("late (")
+        .finish();
+}
+
+/// A server that sleeps 1.5 s before its first read: the checks that judge silence warm it up
+/// first, so none of them passes or fails on its start-up (every one passes).
+#[test]
+fn a_slow_start_is_neither_a_false_pass_nor_a_false_fail() {
+    let target = Target::stdio("slow-start", &["slow-start", "--delay", "1.5"]);
+    let o = run(
+        "slow-start",
+        &flags("2", &["--select", "jsonrpc", "--select", "stdio"]),
+        &target,
+        KILL_AFTER,
+    );
+    expect(&o)
+        .code(0)
+        .within(Duration::from_secs(90))
+        .says(&[" 0 fail", " 0 error"])
+        .no_verdict_says("no reply")
+        .no_verdict_says("late (")
+        .no_verdict_says("before the server answered")
+        .finish();
+}
+
+/// The deadlock check's readiness window adapts to the start-up the probe measured: with
+/// `--ready-timeout 0.5` a server that needs 1.5 s to start is waited for (3 × its start-up)
+/// and is not "not ready"; the pre-initialize ping is answered and the check goes on (this
+/// modern-only server then refuses `initialize`: skipped).
+#[test]
+fn the_readiness_window_adapts_to_a_slow_start() {
+    let target = Target::stdio("slow-ready", &["slow-start", "--delay", "1.5"]);
+    let o = run(
+        "slow-ready",
+        &[
+            "--timeout",
+            "1",
+            "--scenario-timeout",
+            "12",
+            "--ready-timeout",
+            "0.5",
+            "--jobs",
+            "2",
+            "--select",
+            "deadlock",
+        ],
+        &target,
+        KILL_AFTER,
+    );
+    expect(&o)
+        .code(0)
+        .within(Duration::from_secs(60))
+        .verdict_of(
+            "deadlock/initialize/answers",
+            &["skip", "serves no legacy handshake"],
+        )
+        .no_verdict_says("not ready")
+        .finish();
+}
+
+/// The same server with the adaptation out of reach (a scenario cap of 2 s leaves a window of
+/// at most 1 s): "not ready" names the window and the measured start-up.
+#[test]
+fn not_ready_names_the_window_and_the_measured_start_up() {
+    let target = Target::stdio("slow-not-ready", &["slow-start", "--delay", "1.5"]);
+    let o = run(
+        "slow-not-ready",
+        &[
+            "--timeout",
+            "0.2",
+            "--scenario-timeout",
+            "2",
+            "--ready-timeout",
+            "0.5",
+            "--jobs",
+            "2",
+            "--select",
+            "deadlock",
+        ],
+        &target,
+        KILL_AFTER,
+    );
+    expect(&o)
+        .code(1)
+        .within(Duration::from_secs(60))
+        .verdict_of(
+            "deadlock/initialize/answers",
+            &[
+                "fail: not ready within 1 s",
+                "to start in the probe",
+                "--ready-timeout 0.5 s and 3 ×",
+            ],
+        )
+        .finish();
+}
+
+/// `--jobs N` bounds the target processes alive at once: each process counts the live
+/// processes of its census when it starts.
+#[test]
+fn jobs_bounds_the_processes_alive_at_once() {
+    for jobs in ["1", "2"] {
+        let census = std::env::temp_dir().join(support::marker(&format!("census-{jobs}")));
+        let census_arg = census.display().to_string();
+        let target = Target::stdio(&format!("census-{jobs}"), &["ok", "--census", &census_arg]);
+        let o = run(
+            &format!("census-{jobs}"),
+            &flags(jobs, &["--select", "jsonrpc", "--select", "stdio"]),
+            &target,
+            KILL_AFTER,
+        );
+        let counts: Vec<usize> = std::fs::read_to_string(census.join("counts"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.parse().ok())
+            .collect();
+        let _ = std::fs::remove_dir_all(&census);
+        let want: usize = jobs.parse().unwrap();
+        assert!(
+            counts.len() > 10,
+            "--jobs {jobs}: the census saw only {} process starts",
+            counts.len()
+        );
+        let max = counts.iter().copied().max().unwrap_or(0);
+        assert!(
+            max <= want,
+            "--jobs {jobs}: {max} target processes were alive at once (counts {counts:?})"
+        );
+        expect(&o).code(0).says(&[" 0 fail"]).finish();
+    }
+}

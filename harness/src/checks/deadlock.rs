@@ -4,6 +4,9 @@
 //! chain returns) deadlocks if a middleware awaits a server→client request meanwhile:
 //!
 //! 1. Before `initialize`, `ping`: an answer proves the reader is alive (none: "not ready").
+//!    The ping's window adapts to the target: the larger of `--ready-timeout` and
+//!    [`STARTUP_FACTOR`] times the start-up time the runner's probe measured (POL-24), so "not
+//!    ready" means not ready, not "slower to start than mcpspec guessed".
 //! 2. `initialize`, answering every server→client request that arrives.
 //! 3. No `initialize` response within T: another `ping`. No answer while the process lives is
 //!    a stall: "deadlock" if a server→client request was seen (and answered) meanwhile,
@@ -42,6 +45,42 @@ pub fn group() -> Vec<Check> {
     }]
 }
 
+/// How many times the probe's measured start-up the readiness ping waits. The probe starts
+/// two processes side by side; the checks then run up to `--jobs` at once, and on a loaded
+/// machine the same start-up takes a few times longer. Three covers that without turning a
+/// server that never starts into a long wait.
+pub const STARTUP_FACTOR: u32 = 3;
+
+/// The readiness window: the larger of `--ready-timeout` and [`STARTUP_FACTOR`] × the measured
+/// start-up, kept within half the scenario cap (the rest is for `initialize` and the stall
+/// probe); and the phrase that explains it in a verdict.
+pub fn readiness_window(
+    settings: &crate::driver::Settings,
+    startup: Option<Duration>,
+) -> (Duration, String) {
+    let adapted = startup.map_or(Duration::ZERO, |d| d * STARTUP_FACTOR);
+    let window = settings
+        .ready_timeout
+        .max(adapted.min(settings.scenario_timeout / 2));
+    let why = match startup {
+        Some(d) => format!(
+            "the target took {} to start in the probe; the window is the larger of \
+             --ready-timeout {} and {STARTUP_FACTOR} × that",
+            millis_text(d),
+            seconds(settings.ready_timeout)
+        ),
+        None => format!(
+            "the probe measured no start-up time; the window is --ready-timeout {}",
+            seconds(settings.ready_timeout)
+        ),
+    };
+    (window, why)
+}
+
+fn millis_text(d: Duration) -> String {
+    format!("{} ms", d.as_millis())
+}
+
 /// What the detection concluded.
 #[allow(clippy::large_enum_variant)] // one value per check run
 #[derive(Debug, Clone)]
@@ -62,13 +101,16 @@ pub enum Detection {
 
 /// Runs the detection on a fresh legacy connection; `client_name` goes into `clientInfo`
 /// (the probe profile uses `mcpspec-probe-deadlock` to ask for the deadlock on purpose).
-pub async fn detect(peer: &mut Peer, client_name: &str) -> Detection {
+pub async fn detect(peer: &mut Peer, client_name: &str, startup: Option<Duration>) -> Detection {
     let t = peer.settings().expect_timeout;
-    let ready = peer
-        .call_within(request(method::PING), peer.settings().ready_timeout)
-        .await;
+    // The detection tells slow from stalled with its own pings and windows (the readiness one
+    // adapts to the measured start-up): no late-reply grace on top, so each verdict keeps its
+    // bound.
+    peer.set_late_grace(false);
+    let (window, why) = readiness_window(peer.settings(), startup);
+    let ready = peer.call_within(request(method::PING), window).await;
     match &ready {
-        Reply::Frame(_) => {}
+        Reply::Frame(_) | Reply::Late { .. } => {}
         Reply::Closed { .. } => {
             return Detection::Crash(format!(
                 "the server ended before initialize: {}",
@@ -77,7 +119,9 @@ pub async fn detect(peer: &mut Peer, client_name: &str) -> Detection {
         }
         _ => {
             return Detection::NotReady(format!(
-                "not ready: the pre-initialize ping got {} (a slow start, not a deadlock; see --ready-timeout)",
+                "not ready within {}: the pre-initialize ping got {} ({why}; a slow start, not a \
+                 deadlock; see --ready-timeout)",
+                seconds(window),
                 ready.describe()
             ));
         }
@@ -85,7 +129,7 @@ pub async fn detect(peer: &mut Peer, client_name: &str) -> Detection {
     let seen_before = peer.server_request_count();
     let reply = initialize(peer, version::LATEST_LEGACY, client_name).await;
     match &reply {
-        Reply::Frame(_) => return Detection::Answered(reply),
+        Reply::Frame(_) | Reply::Late { .. } => return Detection::Answered(reply),
         Reply::Closed { .. } => {
             return Detection::Crash(format!(
                 "crash: the server ended during initialize: {}",
@@ -102,7 +146,7 @@ pub async fn detect(peer: &mut Peer, client_name: &str) -> Detection {
         ));
     }
     match probe {
-        Reply::Frame(_) => Detection::Slow(format!(
+        Reply::Frame(_) | Reply::Late { .. } => Detection::Slow(format!(
             "initialize got no reply within {}, though ping is still answered (slow, not a reader deadlock)",
             seconds(t)
         )),
@@ -132,7 +176,8 @@ pub async fn detect(peer: &mut Peer, client_name: &str) -> Detection {
 
 async fn answers(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect_as(Era::Legacy).await?;
-    Ok(match detect(&mut peer, "mcpspec").await {
+    let startup = s.facts().startup;
+    Ok(match detect(&mut peer, "mcpspec", startup).await {
         Detection::Answered(r) if r.result().is_some() => {
             Outcome::pass("initialize answered; the reader stayed alive")
         }

@@ -668,20 +668,22 @@ async fn deadlock_detected(s: &mut Scenario) -> Verdict {
     // The server's start-up is not what this check is about: a first `ping` gets the start-up
     // allowance, so the detection's own pre-initialize ping (3 s) meets a running server.
     let _ = peer.call(request(method::PING)).await;
-    Ok(match deadlock::detect(&mut peer, DEADLOCK_CLIENT).await {
-        Detection::Deadlock(m) => Outcome::pass(format!(
-            "the documented inline-initialize deadlock was detected: {m}"
-        )),
-        Detection::Answered(r) => Outcome::fail(format!(
-            "`initialize` from {DEADLOCK_CLIENT} got {}: the probe's server→client ping was \
+    Ok(
+        match deadlock::detect(&mut peer, DEADLOCK_CLIENT, s.facts().startup).await {
+            Detection::Deadlock(m) => Outcome::pass(format!(
+                "the documented inline-initialize deadlock was detected: {m}"
+            )),
+            Detection::Answered(r) => Outcome::fail(format!(
+                "`initialize` from {DEADLOCK_CLIENT} got {}: the probe's server→client ping was \
              answered, so `initialize` is not handled inline",
-            r.describe()
-        )),
-        Detection::LikelyDeadlock(m)
-        | Detection::NotReady(m)
-        | Detection::Crash(m)
-        | Detection::Slow(m) => Outcome::fail(format!(
-            "expected the documented deadlock (a server→client ping, then a stalled reader); {m}"
-        )),
-    })
+                r.describe()
+            )),
+            Detection::LikelyDeadlock(m)
+            | Detection::NotReady(m)
+            | Detection::Crash(m)
+            | Detection::Slow(m) => Outcome::fail(format!(
+                "expected the documented deadlock (a server→client ping, then a stalled reader); {m}"
+            )),
+        },
+    )
 }

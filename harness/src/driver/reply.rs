@@ -17,7 +17,18 @@ const STDERR_IN_VERDICT: usize = 5;
 pub enum Reply {
     /// A line whose `id` matches the request (it may still be invalid JSON-RPC).
     Frame(Frame),
-    /// Nothing matching arrived within the wait.
+    /// The reply came after the wait's deadline, within the grace the driver keeps listening
+    /// for (POL-24: slow is not silent). Its content is judged like [`Reply::Frame`]'s; the
+    /// runner turns the check's verdict NonStrict ("late (N ms)"), or adds the lateness to a
+    /// Fail.
+    Late {
+        frame: Frame,
+        /// From the start of the wait to its arrival.
+        latency: Duration,
+        /// The wait it missed.
+        waited: Duration,
+    },
+    /// Nothing matching arrived within the wait (and the late-reply grace after it).
     NoReply {
         waited: Duration,
         unrelated: Unrelated,
@@ -63,14 +74,24 @@ impl Unrelated {
 impl Reply {
     pub fn message(&self) -> Option<&Message> {
         match self {
-            Reply::Frame(f) => f.parsed.as_ref().ok(),
+            Reply::Frame(f) | Reply::Late { frame: f, .. } => f.parsed.as_ref().ok(),
+            _ => None,
+        }
+    }
+
+    /// The frame that answered, on time or late (a valid reply or not).
+    pub fn answered(&self) -> Option<&Frame> {
+        match self {
+            Reply::Frame(f) | Reply::Late { frame: f, .. } => Some(f),
             _ => None,
         }
     }
 
     pub fn frame(&self) -> Option<&Frame> {
         match self {
-            Reply::Frame(f) | Reply::IdLess { frame: f, .. } => Some(f),
+            Reply::Frame(f) | Reply::Late { frame: f, .. } | Reply::IdLess { frame: f, .. } => {
+                Some(f)
+            }
             _ => None,
         }
     }
@@ -91,10 +112,11 @@ impl Reply {
         }
     }
 
-    /// One phrase saying what came back, for verdict messages.
+    /// One phrase saying what came back, for verdict messages. A late reply is described by
+    /// its content: the runner says it was late, once per check.
     pub fn describe(&self) -> String {
         match self {
-            Reply::Frame(f) => match &f.parsed {
+            Reply::Frame(f) | Reply::Late { frame: f, .. } => match &f.parsed {
                 Ok(Message::Error { error, .. }) => {
                     format!("error {} \"{}\"", error.code, shorten(&error.message, 80))
                 }

@@ -93,10 +93,17 @@ async fn a_no_reply_verdict_points_at_the_timeout() {
     let reply = peer.call(request("ping")).await;
     assert!(matches!(reply, Reply::NoReply { .. }), "{reply:?}");
     let evidence = peer.rec.evidence().expect("evidence for silence");
-    assert_eq!(evidence.entry, 2);
+    let timeout = peer
+        .rec
+        .entries()
+        .into_iter()
+        .find(|e| matches!(e.event, Event::Timeout { .. }))
+        .expect("the timeout is recorded");
+    assert_eq!(evidence.entry, timeout.seq);
+    // The wait and its late-reply grace (POL-24).
     assert_eq!(
         evidence.quote,
-        "nothing: waited 300 ms for the reply to id 1"
+        "nothing: waited 600 ms for the reply to id 1"
     );
 }
 
@@ -183,4 +190,187 @@ async fn a_burst_of_server_requests_cannot_stretch_a_wait() {
     );
     assert!(peer.server_request_count() > MAX_SERVER_REQUESTS_KEPT as u64);
     assert!(peer.server_requests.len() <= MAX_SERVER_REQUESTS_KEPT);
+}
+
+/// A server that sleeps `start` before its first read and `delay` before each answer; it
+/// answers every request with an empty result.
+fn slow(start: Duration, delay: Duration, settings: Settings) -> Peer {
+    let (client_out, server_in) = tokio::io::duplex(1 << 16);
+    let (mut server_out, client_in) = tokio::io::duplex(1 << 16);
+    let task = tokio::spawn(async move {
+        tokio::time::sleep(start).await;
+        let mut lines = BufReader::new(server_in).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            if message.get("id").is_none() {
+                continue;
+            }
+            tokio::time::sleep(delay).await;
+            server_out
+                .write_all(&reply_to(&message, r#""result":{}"#))
+                .await?;
+        }
+        Ok(())
+    });
+    let transport = LineTransport::new(
+        Box::new(client_out),
+        LineReader::new(Box::new(client_in), 1 << 20),
+        ServerHandle::task(task),
+    );
+    Peer::new(
+        transport,
+        Recorder::default(),
+        1,
+        Era::Modern,
+        Arc::new(settings),
+    )
+}
+
+fn quick() -> Settings {
+    Settings {
+        expect_timeout: Duration::from_millis(300),
+        startup_timeout: Duration::ZERO,
+        quiet: Duration::from_millis(100),
+        ..Settings::default()
+    }
+}
+
+#[tokio::test]
+async fn a_reply_50_ms_after_the_deadline_is_late_not_missing() {
+    let mut peer = slow(Duration::ZERO, Duration::from_millis(350), quick());
+    let reply = peer.call(request("ping")).await;
+    let Reply::Late {
+        latency, waited, ..
+    } = &reply
+    else {
+        panic!("{reply:?}")
+    };
+    assert!(*latency >= Duration::from_millis(350), "{latency:?}");
+    assert_eq!(*waited, Duration::from_millis(300));
+    // Its content is judged as usual.
+    assert_eq!(reply.result(), Some(&json!({})));
+    assert_eq!(reply.describe(), "a result {}");
+    let lates = peer.rec.lates();
+    assert_eq!(lates.len(), 1);
+    assert_eq!(lates[0].id, "1");
+    // The runner's verdict: a pass becomes NonStrict, naming the latency; a Fail stands.
+    let ms = latency.as_millis();
+    let verdict = crate::runner::slow_is_not_silent(
+        crate::outcome::Outcome::pass("ping answered"),
+        &lates,
+        None,
+    );
+    assert_eq!(verdict.kind, crate::outcome::Kind::NonStrict);
+    assert_eq!(
+        verdict.message,
+        format!(
+            "late ({ms} ms): the reply to id 1 came after its 0.3 s wait (POL-24); ping answered"
+        )
+    );
+    let failed = crate::runner::slow_is_not_silent(
+        crate::outcome::Outcome::fail("wrong result"),
+        &lates,
+        None,
+    );
+    assert_eq!(failed.kind, crate::outcome::Kind::Fail);
+    assert_eq!(
+        failed.message,
+        format!(
+            "wrong result (late ({ms} ms): the reply to id 1 came after its 0.3 s wait, POL-24)"
+        )
+    );
+    let note = peer.rec.entries().into_iter().any(|e| {
+        matches!(&e.event, Event::Note { text } if text.starts_with("the reply to id 1 came late: "))
+    });
+    assert!(note, "{:?}", peer.rec.entries());
+}
+
+#[tokio::test]
+async fn a_reply_that_never_comes_is_no_reply_within_the_wait_and_its_grace() {
+    let mut peer = slow(Duration::ZERO, Duration::from_secs(30), quick());
+    let started = Instant::now();
+    let reply = peer.call(request("ping")).await;
+    assert!(matches!(reply, Reply::NoReply { .. }), "{reply:?}");
+    // 0.3 s, then a grace of one more expected-message timeout.
+    assert_eq!(reply.describe(), "no reply within 0.6 s");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert!(peer.rec.lates().is_empty());
+}
+
+#[tokio::test]
+async fn the_grace_stops_short_of_the_scenario_cap() {
+    let mut peer = slow(Duration::ZERO, Duration::from_secs(30), quick());
+    // When the 0.3 s wait ends 0.5 s are left: less one timeout for the check to finish, the
+    // grace is 0.2 s.
+    peer.rec
+        .set_ends(Instant::now() + Duration::from_millis(800));
+    let reply = peer.call(request("ping")).await;
+    assert_eq!(reply.describe(), "no reply within 0.5 s");
+}
+
+#[tokio::test]
+async fn silence_before_any_answer_proves_nothing() {
+    // Sleeps 1.5 s before reading: at first it is silent because it is not up yet.
+    let settings = Settings {
+        startup_timeout: Duration::from_secs(5),
+        ..quick()
+    };
+    let mut peer = slow(
+        Duration::from_millis(1500),
+        Duration::ZERO,
+        settings.clone(),
+    );
+    peer.send(notification("notifications/initialized")).await;
+    assert!(peer.expect_silence().await.is_none());
+    let what = peer.rec.unready_silence();
+    assert_eq!(what.as_deref(), Some("silence"));
+    // A pass resting on it is an Error, never a pass; a Fail stands.
+    let verdict = crate::runner::slow_is_not_silent(
+        crate::outcome::Outcome::pass("the notification got no reply"),
+        &[],
+        what.clone(),
+    );
+    assert_eq!(verdict.kind, crate::outcome::Kind::Error);
+    assert!(
+        verdict.message.starts_with(
+            "silence was judged before the server answered any request, so it proves nothing"
+        ),
+        "{}",
+        verdict.message
+    );
+    let fail = crate::runner::slow_is_not_silent(crate::outcome::Outcome::fail("x"), &[], what);
+    assert_eq!(fail.kind, crate::outcome::Kind::Fail);
+
+    // Warmed up first, the same server's silence is evidence.
+    let mut peer = slow(Duration::from_millis(1500), Duration::ZERO, settings);
+    peer.warm_up()
+        .await
+        .expect("the warm-up is answered after the slow start");
+    assert!(peer.has_answered());
+    peer.send(notification("notifications/initialized")).await;
+    assert!(peer.expect_silence().await.is_none());
+    assert!(peer.unasked_replies().await.is_empty());
+    assert_eq!(peer.rec.unready_silence(), None);
+}
+
+#[tokio::test]
+async fn a_line_written_unasked_is_not_an_answer() {
+    let mut peer = scripted(|_| Vec::new());
+    peer.send(notification("notifications/initialized")).await;
+    let _ = peer.expect_silence().await;
+    assert!(!peer.has_answered());
+    assert!(peer.rec.unready_silence().is_some());
+}
+
+#[tokio::test]
+async fn a_legacy_warm_up_is_a_ping() {
+    let mut peer = scripted(|m| {
+        assert_eq!(m["method"], "ping");
+        reply_to(m, r#""result":{}"#)
+    });
+    peer.era = Era::Legacy;
+    peer.warm_up().await.expect("ping answered");
+    assert!(peer.has_answered());
 }
