@@ -1014,7 +1014,8 @@ mod http_faults {
                 assert_eq!(send(addr, &list()).await.content_type(), "text/plain");
             }
             Fault::HttpVersionHeaderMismatchAccepted => {
-                let req = list().set("MCP-Protocol-Version", "2025-06-18");
+                // A header version no era serves (POL-26), with a 2026-07-28 body: served.
+                let req = list().set("MCP-Protocol-Version", "2099-01-01");
                 assert_eq!(send(addr, &req).await.status, 200);
             }
             Fault::HttpMissingVersionHeaderAccepted => {
