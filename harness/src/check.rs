@@ -123,6 +123,17 @@ impl Facts {
                 || self.modern() && !self.initialize_seen.contains("closed"))
     }
 
+    /// Whether the server advertises a legacy revision: it completed the probe's `initialize`,
+    /// or its discover result lists a legacy version. Such a dual-era server may read a stdio
+    /// request that names no protocol version as a legacy one (POL-19).
+    pub fn advertises_legacy(&self) -> bool {
+        self.legacy()
+            || self
+                .supported_versions()
+                .iter()
+                .any(|v| crate::protocol::version::LEGACY.contains(&v.as_str()))
+    }
+
     /// The legacy version the server answered to the probe's `initialize`.
     pub fn legacy_version(&self) -> Option<&str> {
         self.initialize.as_ref()?.get("protocolVersion")?.as_str()

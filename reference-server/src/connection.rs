@@ -44,6 +44,9 @@ pub(crate) struct Connection {
     pub(crate) subscriptions: Arc<crate::subscriptions::Hub>,
     /// State that only faults read (the modern era keeps none otherwise, META-3).
     pub(crate) fault_state: crate::fault_state::FaultState,
+    /// One request of the HTTP transport, where the `MCP-Protocol-Version` header names the
+    /// era (the POL-19 faults apply to stdio only).
+    over_http: bool,
 }
 
 impl std::fmt::Debug for Connection {
@@ -73,7 +76,19 @@ impl Connection {
             inflight: crate::cancellation::Registry::default(),
             subscriptions: Arc::default(),
             fault_state: crate::fault_state::FaultState::default(),
+            over_http: false,
         }
+    }
+
+    /// Marks the connection as one HTTP request's (see [`Connection::over_http`]).
+    pub(crate) fn for_http(mut self) -> Self {
+        self.over_http = true;
+        self
+    }
+
+    /// Whether the connection is one HTTP request's, not a stdio stream.
+    pub(crate) fn over_http(&self) -> bool {
+        self.over_http
     }
 
     /// The same connection, delivering `subscriptions/listen` triggers to (and from) `hub`:
@@ -107,9 +122,11 @@ impl Connection {
     /// The era for an inbound message, locking the connection on the first modern request.
     ///
     /// `marked`: the message carries the modern envelope or is `server/discover`.
+    /// `names_version`: its `_meta` names the protocol version (what the POL-19 faults read).
     pub(crate) fn select_era(
         &self,
         marked: bool,
+        names_version: bool,
         method_name: &str,
         is_request: bool,
     ) -> Option<Era> {
@@ -120,6 +137,21 @@ impl Connection {
                 let mut state = lock(&self.state);
                 if let Some(era) = state.era {
                     return Some(era);
+                }
+                // The POL-19 faults: a request that names no protocol version, before any era
+                // is chosen on a stdio connection, is read as one era without asking.
+                let envelope_less = is_request
+                    && !names_version
+                    && !self.over_http
+                    && method_name != method::INITIALIZE
+                    && method_name != method::PING;
+                if envelope_less && self.has(Fault::EnvelopeLessReadAsLegacy) {
+                    // Not locked: the legacy handler answers "not initialized".
+                    return Some(Era::Legacy);
+                }
+                if envelope_less && self.has(Fault::EnvelopeLessServedAsModern) {
+                    state.era = Some(Era::Modern);
+                    return Some(Era::Modern);
                 }
                 // Under `envelope-optional` a request without the envelope is taken for a
                 // modern one (that is the fault: the envelope is not required).

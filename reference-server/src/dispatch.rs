@@ -36,12 +36,15 @@ pub(crate) fn make_ctx(
     params: Option<Value>,
 ) -> Ctx {
     let marked = is_modern_marked(&method_name, params.as_ref());
-    let era = conn.select_era(marked, &method_name, id.is_some());
     let client_meta = params
         .as_ref()
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object)
         .cloned();
+    let names_version = client_meta
+        .as_ref()
+        .is_some_and(|m| m.contains_key(meta::PROTOCOL_VERSION));
+    let era = conn.select_era(marked, names_version, &method_name, id.is_some());
     let protocol_version = match era {
         Some(Era::Modern) => client_meta
             .as_ref()

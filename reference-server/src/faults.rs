@@ -74,6 +74,8 @@ faults! {
     AcceptUnknownVersion = "accept-unknown-version": "Requests with an unknown protocol version are served.",
     RequireDiscoverFirst = "require-discover-first": "Requests before a `server/discover` on the connection are refused (-32600).",
     ServeRemovedMethods = "serve-removed-methods": "`ping`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe` are served in the modern era.",
+    EnvelopeLessServedAsModern = "envelope-less-served-as-modern": "POL-19: on a dual-era stdio connection, a request whose `_meta` does not name the protocol version, sent before any `initialize`, is served as modern (a stamped result) instead of -32602.",
+    EnvelopeLessReadAsLegacy = "envelope-less-read-as-legacy": "POL-19: on a dual-era stdio connection, a request whose `_meta` does not name the protocol version, sent before any `initialize`, is read as legacy and gets -32600 \"not initialized\" instead of -32602.",
     ModernInitializeInternalError = "modern-initialize-internal-error": "`initialize` carrying the modern `_meta` gets -32603.",
     // --- tools --------------------------------------------------------------------------------
     UnknownToolAsResult = "unknown-tool-as-result": "An unknown tool gives an `isError: true` result instead of -32602.",

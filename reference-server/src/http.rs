@@ -259,6 +259,7 @@ impl Shared {
     fn new_connection(&self, out: mpsc::UnboundedSender<Outbound>) -> Arc<Connection> {
         Arc::new(
             Connection::new(self.config.clone(), out)
+                .for_http()
                 .with_probe_log(self.probe_log.clone())
                 .with_subscriptions(self.subscriptions.clone()),
         )

@@ -41,7 +41,10 @@ pub(crate) async fn handle(ctx: Ctx) -> Outcome {
     }
 
     let envelope_exempt = conn.has(Fault::EnvelopeOptional)
-        || (name == method::DISCOVER && conn.has(Fault::DiscoverIgnoresEnvelope));
+        || (name == method::DISCOVER && conn.has(Fault::DiscoverIgnoresEnvelope))
+        || (conn.has(Fault::EnvelopeLessServedAsModern)
+            && !conn.over_http()
+            && ctx.protocol_version.is_none());
     check_envelope(&conn, ctx.params.as_ref(), envelope_exempt)?;
 
     if name == method::DISCOVER {

@@ -191,6 +191,28 @@ async fn demonstrate(fault: Fault) {
             let mut c = modern_client(f).await;
             assert!(c.call(request(1, "tools/list", json!({}))).await["result"].is_object());
         }
+        Fault::EnvelopeLessServedAsModern => {
+            // The first request, without `_meta`, on a dual-era connection: served, stamped.
+            let mut c = start(config(f));
+            let reply = c.call(request(1, "tools/list", json!({}))).await;
+            assert!(reply["result"]["tools"].is_array(), "{reply}");
+            assert_eq!(reply["result"]["resultType"], "complete", "{reply}");
+        }
+        Fault::EnvelopeLessReadAsLegacy => {
+            // `server/discover` too: the request is read as legacy, before `initialize`.
+            for method in ["server/discover", "tools/list"] {
+                let mut c = start(config(f));
+                let reply = c.call(request(1, method, json!({}))).await;
+                assert_eq!(error_code(&reply), -32600, "{reply}");
+                assert!(
+                    reply["error"]["message"]
+                        .as_str()
+                        .unwrap()
+                        .contains("not initialized"),
+                    "{reply}"
+                );
+            }
+        }
         Fault::RequireClientInfo => {
             let mut c = start(config(f));
             let mut msg = modern(1, "tools/list", json!({}));
@@ -992,7 +1014,8 @@ mod http_faults {
                 assert_eq!(send(addr, &list()).await.content_type(), "text/plain");
             }
             Fault::HttpVersionHeaderMismatchAccepted => {
-                let req = list().set("MCP-Protocol-Version", "2025-06-18");
+                // A header version no era serves (POL-26), with a 2026-07-28 body: served.
+                let req = list().set("MCP-Protocol-Version", "2099-01-01");
                 assert_eq!(send(addr, &req).await.status, 200);
             }
             Fault::HttpMissingVersionHeaderAccepted => {

@@ -222,10 +222,10 @@ pub fn group() -> Vec<Check> {
         ),
         http_check!(
             "http/version-header/mismatch",
-            ["HTTP-5", "POL-10"],
+            ["HTTP-5", "POL-10", "POL-26"],
             Must,
             [Need::Modern],
-            "`MCP-Protocol-Version: 2025-11-25` with a 2026-07-28 body.",
+            "`MCP-Protocol-Version: 2099-01-01` (served in no era) with a 2026-07-28 body.",
             "400 with -32020",
             ["http-version-header-mismatch-accepted"],
             version_header_mismatch
@@ -488,9 +488,11 @@ async fn notification_202(s: &mut Scenario) -> Verdict {
 }
 
 async fn version_header_mismatch(s: &mut Scenario) -> Verdict {
+    // POL-26: a version no era serves, so the header cannot route the request to a legacy
+    // transport (which a served legacy version may do, as is the server's right).
     let req = discover_post()
         .without("MCP-Protocol-Version")
-        .header("MCP-Protocol-Version", version::LATEST_LEGACY);
+        .header("MCP-Protocol-Version", version::UNKNOWN);
     let a = exchange(s, &req).await?;
     Ok(expect_400(
         &a,

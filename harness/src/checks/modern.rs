@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::{expect_code_or, served_method, string_array};
 use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::request;
+use crate::driver::{Reply, request};
 use crate::outcome::{Era, Level, Outcome};
 use crate::protocol::{code, meta, method, version};
 
@@ -59,35 +59,48 @@ pub fn group() -> Vec<Check> {
         },
         Check {
             id: "modern/discover/requires-envelope",
-            requirements: &["DISC-2", "META-1"],
+            requirements: &["DISC-2", "META-1", "POL-19"],
             level: Level::Must,
             era: Era::Modern,
             needs: &[Need::Modern],
             description: "`server/discover` without `_meta` is rejected like any request.",
-            expectation: "error -32602",
-            faults: &["discover-ignores-envelope", "envelope-optional"],
+            expectation: ENVELOPE_LESS,
+            faults: &[
+                "discover-ignores-envelope",
+                "envelope-optional",
+                "envelope-less-served-as-modern",
+                "envelope-less-read-as-legacy",
+            ],
             script: |s| Box::pin(discover_requires_envelope(s)),
         },
         Check {
             id: "modern/envelope/missing-meta",
-            requirements: &["META-1"],
+            requirements: &["META-1", "POL-19"],
             level: Level::Must,
             era: Era::Modern,
             needs: &[Need::Modern],
             description: "A served request whose params have no `_meta`.",
-            expectation: "error -32602",
-            faults: &["envelope-optional"],
+            expectation: ENVELOPE_LESS,
+            faults: &[
+                "envelope-optional",
+                "envelope-less-served-as-modern",
+                "envelope-less-read-as-legacy",
+            ],
             script: |s| Box::pin(envelope_missing(s, None)),
         },
         Check {
             id: "modern/envelope/missing-protocol-version",
-            requirements: &["META-1"],
+            requirements: &["META-1", "POL-19"],
             level: Level::Must,
             era: Era::Modern,
             needs: &[Need::Modern],
             description: "A served request whose `_meta` lacks the protocol version.",
-            expectation: "error -32602",
-            faults: &["envelope-optional"],
+            expectation: ENVELOPE_LESS,
+            faults: &[
+                "envelope-optional",
+                "envelope-less-served-as-modern",
+                "envelope-less-read-as-legacy",
+            ],
             script: |s| Box::pin(envelope_missing(s, Some(meta::PROTOCOL_VERSION))),
         },
         Check {
@@ -199,6 +212,11 @@ pub fn group() -> Vec<Check> {
     checks
 }
 
+/// The expectation of every check that sends a request naming no protocol version (POL-19).
+const ENVELOPE_LESS: &str = "error -32602; over stdio, from a server that also advertises legacy \
+                             versions, another error is NonStrict (read as legacy before \
+                             `initialize`); a result or silence is Fail";
+
 /// Methods 2026-07-28 removed: (check id, requirement ids, method).
 const REMOVED: [(&str, &[&str], &str); 4] = [
     ("modern/removed-methods/ping", &["LOG-4"], method::PING),
@@ -300,13 +318,13 @@ async fn discover_server_info(s: &mut Scenario) -> Verdict {
 }
 
 async fn discover_requires_envelope(s: &mut Scenario) -> Verdict {
+    let ambiguous = envelope_less_is_ambiguous(s);
     let mut peer = s.connect().await?;
     let reply = peer.call(request(method::DISCOVER).no_meta()).await;
-    Ok(expect_code_or(
+    Ok(judge_envelope_less(
+        ambiguous,
         &reply,
         "server/discover without _meta",
-        code::INVALID_PARAMS,
-        Outcome::fail,
     ))
 }
 
@@ -318,12 +336,97 @@ async fn envelope_missing(s: &mut Scenario, key: Option<&'static str>) -> Verdic
         Some(k) => (request(m).without_meta(k), format!("{m} without {k}")),
     };
     let reply = peer.call(out).await;
-    Ok(expect_code_or(
+    // Only a request that names no protocol version leaves the era open (POL-19); one that
+    // names 2026-07-28 but lacks the client capabilities is a modern request, plain META-1.
+    let names_version = key.is_some_and(|k| k != meta::PROTOCOL_VERSION);
+    if names_version {
+        return Ok(expect_code_or(
+            &reply,
+            &what,
+            code::INVALID_PARAMS,
+            Outcome::fail,
+        ));
+    }
+    Ok(judge_envelope_less(
+        envelope_less_is_ambiguous(s),
         &reply,
         &what,
-        code::INVALID_PARAMS,
-        Outcome::fail,
     ))
+}
+
+/// Whether a request that names no protocol version is ambiguous (POL-19): over stdio no
+/// `MCP-Protocol-Version` header tells the eras apart, and a server that advertises legacy
+/// versions may read such a request, sent before any `initialize`, as a legacy one. Over HTTP,
+/// or to a modern-only server, it is not: META-1 applies as written.
+fn envelope_less_is_ambiguous(s: &Scenario) -> bool {
+    s.endpoint().is_none() && s.facts().advertises_legacy()
+}
+
+/// How a server answered a request that names no protocol version, sent first on a fresh
+/// connection (the one rule for `modern/envelope/*` and `modern/discover/requires-envelope`).
+enum EnvelopeLess {
+    /// -32602: right under both readings (META-1 for a modern request, any error before
+    /// `initialize` for a legacy one).
+    Rejected,
+    /// Another error: the legacy reading, a request before `initialize` (POL-19, NonStrict).
+    ErrorReadAsLegacy,
+    /// A result with `resultType` or serverInfo in `_meta`: served as a modern request
+    /// without the envelope (META-1, Fail).
+    ServedAsModern,
+    /// A result without modern stamping: the legacy reading, served before `initialize`.
+    ServedAsLegacy,
+    /// Silence, a closed stream, an unreadable or id-less reply.
+    Other,
+}
+
+impl EnvelopeLess {
+    fn read(reply: &Reply) -> Self {
+        match (reply.error(), reply.result()) {
+            (Some(e), _) if e.code == code::INVALID_PARAMS => EnvelopeLess::Rejected,
+            (Some(_), _) => EnvelopeLess::ErrorReadAsLegacy,
+            (None, Some(r))
+                if r.get("resultType").is_some()
+                    || r.get("_meta")
+                        .and_then(|m| m.get(meta::SERVER_INFO))
+                        .is_some() =>
+            {
+                EnvelopeLess::ServedAsModern
+            }
+            (None, Some(_)) => EnvelopeLess::ServedAsLegacy,
+            (None, None) => EnvelopeLess::Other,
+        }
+    }
+}
+
+/// POL-19's verdict on `reply`, the answer to `what` (a request naming no protocol version);
+/// `ambiguous` from [`envelope_less_is_ambiguous`]. Without the ambiguity it is META-1 as
+/// written: -32602 or Fail.
+fn judge_envelope_less(ambiguous: bool, reply: &Reply, what: &str) -> Outcome {
+    if !ambiguous {
+        return expect_code_or(reply, what, code::INVALID_PARAMS, Outcome::fail);
+    }
+    match EnvelopeLess::read(reply) {
+        EnvelopeLess::Rejected => Outcome::pass(format!("{what}: error {}", code::INVALID_PARAMS)),
+        EnvelopeLess::ErrorReadAsLegacy => Outcome::non_strict(format!(
+            "{what}: got {}: the dual-era server read it as legacy before `initialize` \
+             (POL-19); META-1 asks for -32602",
+            reply.describe()
+        )),
+        EnvelopeLess::ServedAsModern => Outcome::fail(format!(
+            "{what}: served as a modern request without the envelope, got {} (META-1: -32602)",
+            reply.describe()
+        )),
+        EnvelopeLess::ServedAsLegacy => Outcome::non_strict(format!(
+            "{what}: got {} without modern stamping: the dual-era server read it as legacy \
+             and served it before `initialize` (POL-19, POL-18); META-1 asks for -32602",
+            reply.describe()
+        )),
+        EnvelopeLess::Other => Outcome::fail(format!(
+            "{what}: expected error {}, got {}",
+            code::INVALID_PARAMS,
+            reply.describe()
+        )),
+    }
 }
 
 async fn client_info_optional(s: &mut Scenario) -> Verdict {
