@@ -60,7 +60,8 @@ pub struct Check {
     /// What a conforming server does, one line.
     pub expectation: &'static str,
     /// Reference-server faults under which this check must not pass (the mutation test):
-    /// `NAME`, or `NAME --eras MODE` when the fault needs a one-era server.
+    /// `NAME`, `NAME --eras MODE` when the fault needs a one-era server, `NAME --http` to run
+    /// over streamable HTTP a check that runs on either transport.
     pub faults: &'static [&'static str],
     pub script: Script,
 }
