@@ -25,6 +25,10 @@ pub type Script = for<'a> fn(&'a mut Scenario) -> BoxFuture<'a, Verdict>;
 pub enum Need {
     /// The server serves 2026-07-28.
     Modern,
+    /// The server serves 2026-07-28 or a legacy revision (POL-28): the check runs on the modern
+    /// era when it is served, otherwise after the `initialize` handshake on the negotiated
+    /// legacy version ([`Scenario::connect_any_era`]).
+    AnyEra,
     /// The target is a stdio process or the embedded server (not a URL).
     Stdio,
     /// The target is a streamable HTTP URL.
@@ -56,7 +60,8 @@ pub struct Check {
     /// What a conforming server does, one line.
     pub expectation: &'static str,
     /// Reference-server faults under which this check must not pass (the mutation test):
-    /// `NAME`, or `NAME --eras MODE` when the fault needs a one-era server.
+    /// `NAME`, `NAME --eras MODE` when the fault needs a one-era server, `NAME --http` to run
+    /// over streamable HTTP a check that runs on either transport.
     pub faults: &'static [&'static str],
     pub script: Script,
 }
@@ -274,6 +279,57 @@ impl Scenario {
             era,
             self.settings.clone(),
         ))
+    }
+
+    /// The era a [`Need::AnyEra`] check speaks: modern when the server serves it, else legacy
+    /// (POL-28).
+    pub fn any_era(&self) -> Era {
+        if !self.facts.modern() && self.facts.legacy() {
+            Era::Legacy
+        } else {
+            Era::Modern
+        }
+    }
+
+    /// A fresh connection in the era the server serves (POL-28, POL-8): a modern peer as
+    /// [`Scenario::connect`] gives it, or a legacy one after `initialize` (at the version the
+    /// server negotiated with the probe) and `notifications/initialized`. The answered
+    /// `initialize` proves the legacy server ready; an `initialize` that is not answered with a
+    /// result is an Error (the `legacy/*` checks judge the handshake, not these).
+    pub async fn connect_any_era(&mut self) -> Result<Peer, Outcome> {
+        if self.any_era() == Era::Modern {
+            return self.connect().await;
+        }
+        let version = self
+            .facts
+            .legacy_version()
+            .unwrap_or(crate::protocol::version::LATEST_LEGACY)
+            .to_owned();
+        let mut peer = self.connect_as(Era::Legacy).await?;
+        let reply = crate::negotiation::initialize(&mut peer, &version, "mcpspec").await;
+        if reply.result().is_none() {
+            return Err(Outcome::error(format!(
+                "the legacy handshake this check runs after (POL-28) failed: initialize at \
+                 {version} got {}",
+                reply.describe()
+            )));
+        }
+        peer.send(crate::driver::notification(
+            crate::protocol::method::INITIALIZED,
+        ))
+        .await;
+        Ok(peer)
+    }
+
+    /// As [`Scenario::connect_any_era`], with the server known to be up before the check sends
+    /// input that may rightly get no reply: a modern peer is warmed up ([`Peer::warm_up`]); a
+    /// legacy one already answered `initialize`.
+    pub async fn connect_any_era_ready(&mut self) -> Result<Peer, Outcome> {
+        let mut peer = self.connect_any_era().await?;
+        if peer.era == Era::Modern {
+            peer.warm_up().await?;
+        }
+        Ok(peer)
     }
 
     pub fn facts(&self) -> &Facts {

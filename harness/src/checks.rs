@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::check::{Check, Facts};
 use crate::driver::{Peer, Reply, request};
-use crate::outcome::Outcome;
+use crate::outcome::{Era, Outcome};
 use crate::protocol::{code, method};
 
 /// Every check, in report order.
@@ -67,13 +67,49 @@ pub(crate) fn served_method(facts: &Facts) -> &'static str {
     }
 }
 
-/// The liveness probe: a modern `server/discover` must be answered (with anything valid).
+/// A list request `era` serves on this server: as [`served_method`] on the modern era; on the
+/// legacy era, from the capabilities the `initialize` probe announced (`ping` without any).
+pub(crate) fn served_method_in(facts: &Facts, era: Era) -> &'static str {
+    if era != Era::Legacy {
+        return served_method(facts);
+    }
+    let caps = facts
+        .initialize
+        .as_ref()
+        .and_then(|r| r.get("capabilities"));
+    let has = |c: &str| {
+        caps.and_then(|caps| caps.get(c))
+            .is_some_and(Value::is_object)
+    };
+    if has("tools") {
+        method::TOOLS_LIST
+    } else if has("resources") {
+        method::RESOURCES_LIST
+    } else if has("prompts") {
+        "prompts/list"
+    } else {
+        method::PING
+    }
+}
+
+/// A harmless request every server of `era` answers: `server/discover` (modern) or `ping`
+/// (legacy, after the handshake). Era-independent checks (POL-28) use it as their sentinel.
+pub(crate) fn harmless_method(era: Era) -> &'static str {
+    match era {
+        Era::Legacy => method::PING,
+        _ => method::DISCOVER,
+    }
+}
+
+/// The liveness probe: a harmless request of the peer's era (`server/discover`, or `ping` on a
+/// legacy connection) must be answered (with anything valid).
 pub(crate) async fn expect_alive(peer: &mut Peer, after: &str) -> Result<(), Outcome> {
-    let reply = peer.call(request(method::DISCOVER)).await;
+    let probe = harmless_method(peer.era);
+    let reply = peer.call(request(probe)).await;
     match reply.message() {
         Some(_) => Ok(()),
         None => Err(Outcome::fail(format!(
-            "after {after}, the liveness probe (server/discover) got {}",
+            "after {after}, the liveness probe ({probe}) got {}",
             reply.describe()
         ))),
     }

@@ -667,6 +667,20 @@ impl Peer {
         self.backlog.drain(..).collect()
     }
 
+    /// Closes the stream request `id`'s reply comes on, as an HTTP client cancels a streaming
+    /// request (a listen stream, SUB-7): the exchange is dropped and its connection closed, and
+    /// the transcript says so. `None`: this transport has no per-request streams (stdio, in
+    /// memory), so nothing was closed; `Some(false)`: the stream had already ended.
+    pub fn close_stream(&mut self, id: &Value) -> Option<bool> {
+        let closed = self.transport.close_stream(id)?;
+        self.note(if closed {
+            format!("closed the HTTP response stream of request {id}")
+        } else {
+            format!("the HTTP response stream of request {id} had already ended")
+        });
+        Some(closed)
+    }
+
     /// Closes the server's input (EOF on its stdin).
     pub async fn close_input(&mut self) {
         self.rec.record(self.conn, Event::CloseInput);

@@ -230,6 +230,11 @@ fn unmet_need(
             "the server does not serve 2026-07-28 (server/discover got {})",
             facts.discover_seen
         )),
+        Need::AnyEra if !facts.modern() && !facts.legacy() => Some(format!(
+            "the server serves neither 2026-07-28 (server/discover got {}) nor a legacy revision \
+             (initialize got {})",
+            facts.discover_seen, facts.initialize_seen
+        )),
         Need::Stdio if !target.is_stdio() => Some("not a stdio target".into()),
         Need::Http if target.is_stdio() => Some("not an HTTP target (use --url)".into()),
         Need::Capability(c) if facts.modern() && !facts.has_capability(c) => Some(format!(

@@ -85,6 +85,13 @@ impl LineTransport {
         }
     }
 
+    /// Closes the stream request `id`'s reply comes on, where each request has its own (HTTP:
+    /// the exchange is dropped and its connection closed); whether one was open. `None`: this
+    /// transport has no per-request streams (stdio, in memory).
+    pub fn close_stream(&self, id: &serde_json::Value) -> Option<bool> {
+        self.era_hint.as_ref().map(|h| h.close_stream(id))
+    }
+
     /// Writes bytes as they are (the caller adds the newline). A write to a closed peer is
     /// reported as an error, not a panic.
     pub async fn send(&mut self, bytes: &[u8], deadline: Instant) -> std::io::Result<()> {

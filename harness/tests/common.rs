@@ -32,10 +32,13 @@ pub fn reference_with(faults: &[&str]) -> Target {
     Target::Embedded(config)
 }
 
-/// A check's fault spec: `NAME`, `NAME --eras MODE`, or `NAME --header-tool` (the HTTP
-/// reference server lists its `route` tool, whose arguments are mirrored in headers).
+/// A check's fault spec: `NAME`, `NAME --eras MODE`, `NAME --header-tool` (the HTTP
+/// reference server lists its `route` tool, whose arguments are mirrored in headers), or
+/// `NAME --http` (the run is over streamable HTTP, for a check that runs on either transport).
 pub fn parse_fault_spec(spec: &str) -> (&str, Option<Eras>) {
-    let spec = spec.trim_end_matches(" --header-tool");
+    let spec = spec
+        .trim_end_matches(" --header-tool")
+        .trim_end_matches(" --http");
     match spec.split_once(" --eras ") {
         None => (spec, None),
         Some((name, mode)) => (name, Some(eras(mode))),
@@ -115,13 +118,18 @@ pub fn for_check(check: &Check, target: Target, mut options: RunOptions) -> (Tar
 }
 
 /// Serves an embedded target over HTTP (127.0.0.1, a free port) when `check` needs an HTTP
-/// target; the handle keeps the server alive and stops it when dropped.
+/// target or its fault spec says `--http`; the handle keeps the server alive and stops it when
+/// dropped.
 pub async fn over_http_if_needed(
     check: &Check,
+    spec: &str,
     target: Target,
 ) -> (Target, Option<mcp_reference_server::HttpHandle>) {
+    let http = check.needs.contains(&mcpspec::Need::Http)
+        || spec.ends_with(" --http")
+        || spec.contains(" --http ");
     match target {
-        Target::Embedded(config) if check.needs.contains(&mcpspec::Need::Http) => {
+        Target::Embedded(config) if http => {
             let (target, handle) = http_reference(config).await;
             (target, Some(handle))
         }

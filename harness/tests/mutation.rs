@@ -30,7 +30,7 @@ async fn every_check_fails_under_its_faults() {
                 common::quick_options(),
             );
             runs.push(tokio::spawn(async move {
-                let (target, _server) = common::over_http_if_needed(&check, target).await;
+                let (target, _server) = common::over_http_if_needed(&check, fault, target).await;
                 let report = common::run(target, &[check], options).await;
                 (check.id, *fault, report.results[0].outcome.clone())
             }));

@@ -89,3 +89,93 @@ async fn transcripts_match_snapshots_and_repeat() {
     let second = common::run(mcpspec::Target::embedded(), &catalogue(), common::options()).await;
     common::assert_transcripts("transcripts", &first, &second, |_| {});
 }
+
+/// POL-28: on a legacy-only server (in memory and over HTTP) every `jsonrpc/*` check that needs
+/// no modern envelope runs after the `initialize` handshake, at the negotiated legacy version,
+/// and passes; the four that judge 2026-07-28 rules are skipped as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn jsonrpc_checks_run_on_a_legacy_only_server() {
+    use mcpspec::transcript::Event;
+    let jsonrpc: Vec<_> = catalogue()
+        .into_iter()
+        .filter(|c| c.id.starts_with("jsonrpc/"))
+        .collect();
+    let any_era: BTreeSet<&str> = jsonrpc
+        .iter()
+        .filter(|c| c.needs.contains(&mcpspec::Need::AnyEra))
+        .map(|c| c.id)
+        .collect();
+    assert_eq!(any_era.len(), 12, "{any_era:?}");
+    for http in [false, true] {
+        let config = mcp_reference_server::Config {
+            eras: common::eras("legacy"),
+            ..Default::default()
+        };
+        let (target, _server) = if http {
+            let (t, h) = common::http_reference(config).await;
+            (t, Some(h))
+        } else {
+            (mcpspec::Target::Embedded(config), None)
+        };
+        let report = common::run(target, &jsonrpc, common::options()).await;
+        for r in &report.results {
+            if !any_era.contains(r.id.as_str()) {
+                assert_eq!(r.outcome.kind, Kind::Skipped, "http {http}: {}", r.id);
+                assert!(
+                    r.outcome
+                        .message
+                        .starts_with("the server does not serve 2026-07-28"),
+                    "http {http}: {} — {}",
+                    r.id,
+                    r.outcome.message
+                );
+                continue;
+            }
+            assert_eq!(
+                r.outcome.kind,
+                Kind::Pass,
+                "http {http}: {} — {}",
+                r.id,
+                r.outcome.message
+            );
+            // The handshake opens the connection: initialize at the negotiated version, then
+            // notifications/initialized, and no modern envelope anywhere.
+            let sent: Vec<&serde_json::Value> = r
+                .transcript
+                .iter()
+                .filter_map(|e| match &e.event {
+                    Event::Send { message } => Some(message),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(sent[0]["method"], "initialize", "http {http}: {}", r.id);
+            assert_eq!(
+                sent[0]["params"]["protocolVersion"], "2025-11-25",
+                "http {http}: {}",
+                r.id
+            );
+            assert_eq!(sent[1]["method"], "notifications/initialized");
+            assert!(
+                sent.iter().all(|m| m
+                    .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+                    .is_none()),
+                "http {http}: {} sent the modern envelope",
+                r.id
+            );
+        }
+        let by_id = |id: &str| {
+            &report
+                .results
+                .iter()
+                .find(|r| r.id == id)
+                .expect("ran")
+                .outcome
+                .message
+        };
+        assert_eq!(by_id("jsonrpc/id/string-echoed"), "id \"7\" echoed exactly");
+        assert_eq!(
+            by_id("jsonrpc/notification/no-reply"),
+            "no reply to an unknown and a known notification"
+        );
+    }
+}

@@ -151,6 +151,7 @@ faults! {
     ListenNoListChanged = "listen-no-list-changed": "SUB-5: list-changed triggers reach no listen stream, although `listChanged` is advertised and acknowledged.",
     ListenNoTeardown = "listen-no-teardown": "SUB-6: `mcpspec_end_subscriptions` stops the streams without a completion result (or `notifications/cancelled`).",
     ListenAfterCancel = "listen-after-cancel": "SUB-7: a listen stream the client cancelled keeps receiving notifications.",
+    ListenCancelEndsAll = "listen-cancel-ends-all": "SUB-7: a client cancelling one listen stream (closing it, on HTTP) silently ends every other one too.",
     ListenCancelledByServerForRequest = "listen-cancelled-by-server-for-request": "SUB-9: every `tools/call` gets a server `notifications/cancelled` for its own id before its reply.",
     // --- 2026-07-28: per-request logging and progress -----------------------------------------
     LogWithoutLevel = "log-without-level": "LOG-1: requests without `io.modelcontextprotocol/logLevel` get `notifications/message` too.",

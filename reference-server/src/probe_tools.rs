@@ -51,8 +51,8 @@ pub(crate) fn list() -> Vec<Value> {
         }),
         json!({
             "name": END_SUBSCRIPTIONS,
-            "description": "mcpspec probe profile: ends every listen stream with its completion result.",
-            "inputSchema": object(json!({}), &[])
+            "description": "mcpspec probe profile: ends the listen stream whose request id is `listenId` (every one without it) with its completion result.",
+            "inputSchema": object(json!({ "listenId": { "type": ["string", "integer"] } }), &[])
         }),
         json!({
             "name": SLOW,
@@ -115,7 +115,10 @@ pub(crate) async fn call(scope: &Scope, params: Option<&Value>) -> Result<Value,
                 };
                 return Ok(counted("delivered", hub.resource_updated(faults, uri)));
             }
-            Some(END_SUBSCRIPTIONS) => return Ok(counted("ended", hub.end_all(faults))),
+            Some(END_SUBSCRIPTIONS) => {
+                let ended = hub.end(faults, args.get("listenId"));
+                return Ok(counted("ended", ended));
+            }
             Some(SLOW) => return slow(scope, args).await,
             Some(LOG_DEMO) => {
                 for level in Level::all() {

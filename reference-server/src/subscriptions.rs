@@ -202,10 +202,18 @@ impl Hub {
         })
     }
 
-    /// Ends every subscription (each listen request gets its completion result); returns how
-    /// many there were.
-    pub(crate) fn end_all(&self, faults: &Faults) -> usize {
-        let ended: Vec<Subscription> = lock(&self.subs).drain(..).collect();
+    /// Ends the subscription of listen request `id` (every one without an id: on a shared HTTP
+    /// server that would end other clients' streams too); each listen request gets its
+    /// completion result. Returns how many there were.
+    pub(crate) fn end(&self, faults: &Faults, id: Option<&Value>) -> usize {
+        let ended: Vec<Subscription> = {
+            let mut subs = lock(&self.subs);
+            let (ended, kept) = std::mem::take(&mut *subs)
+                .into_iter()
+                .partition(|s| id.is_none_or(|id| s.id == *id));
+            *subs = kept;
+            ended
+        };
         let n = ended.len();
         for mut sub in ended {
             if let Some(end) = sub.end.take() {
@@ -254,8 +262,18 @@ impl Hub {
         key
     }
 
-    fn remove(&self, key: u64) {
-        lock(&self.subs).retain(|s| s.key != key);
+    /// Removes one subscription; whether it was still open.
+    fn remove(&self, key: u64) -> bool {
+        let mut subs = lock(&self.subs);
+        let before = subs.len();
+        subs.retain(|s| s.key != key);
+        subs.len() < before
+    }
+
+    /// Drops every subscription without a completion result (`listen-cancel-ends-all`): their
+    /// streams go quiet.
+    fn drop_all(&self) {
+        lock(&self.subs).clear();
     }
 }
 
@@ -264,13 +282,19 @@ struct Registration {
     hub: Arc<Hub>,
     key: u64,
     keep: bool,
+    /// `listen-cancel-ends-all`.
+    ends_all: bool,
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
         // `listen-after-cancel`: a cancelled stream stays subscribed.
         if !self.keep {
-            self.hub.remove(self.key);
+            let cancelled = self.hub.remove(self.key);
+            // `listen-cancel-ends-all`: a client cancellation takes every other stream with it.
+            if cancelled && self.ends_all {
+                self.hub.drop_all();
+            }
         }
     }
 }
@@ -323,6 +347,7 @@ pub(crate) async fn listen(scope: &Scope, params: Option<&Value>) -> Result<Valu
         hub,
         key,
         keep: faults.has(Fault::ListenAfterCancel),
+        ends_all: faults.has(Fault::ListenCancelEndsAll),
     };
     if end_rx.await.is_err() {
         // Ended without a completion result (`listen-no-teardown`): silent from now on.

@@ -601,6 +601,23 @@ async fn demonstrate(fault: Fault) {
                 exchange(&mut c, tool(2, "mcpspec_trigger_list_changed", json!({}))).await;
             assert_eq!(before.len(), 1, "{before:?}");
         }
+        Fault::ListenCancelEndsAll => {
+            let mut c = start(probe_config(f));
+            for id in [1, 2] {
+                c.send(listen(id, json!({"toolsListChanged": true}))).await;
+                c.recv().await;
+            }
+            c.send(notification(
+                "notifications/cancelled",
+                json!({"requestId": 1}),
+            ))
+            .await;
+            // Stream 2 was not cancelled, but it is gone too: the trigger reaches no stream.
+            let (before, reply) =
+                exchange(&mut c, tool(3, "mcpspec_trigger_list_changed", json!({}))).await;
+            assert!(before.is_empty(), "{before:?}");
+            assert_eq!(reply["result"]["structuredContent"]["delivered"], 0);
+        }
         Fault::ListenCancelledByServerForRequest => {
             let mut c = start(config(f));
             let (before, reply) = exchange(&mut c, tool(3, "echo", json!({"text": "x"}))).await;

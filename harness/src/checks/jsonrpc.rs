@@ -1,8 +1,18 @@
 //! `jsonrpc/*`: JSON-RPC 2.0 framing, ids, notifications and error codes (RPC-1..7).
+//!
+//! The checks of JSON-RPC 2.0 itself need no modern envelope: they run on either era
+//! ([`Need::AnyEra`], POL-28), on a legacy-only server after the `initialize` handshake with
+//! `ping` as their harmless request. The four that judge 2026-07-28 rules need the modern era:
+//! `batch/rejected` (RPC-9; 2025-03-26 batches are `legacy/*`'s), `invalid-params` (FEAT-2 and
+//! the discovered `tools` capability), `error-codes/allowed` (RPC-7's code set; two of its
+//! probes are envelope errors) and `result-type/present` (RPC-6).
 
 use serde_json::{Value, json};
 
-use super::{expect_alive, expect_code_or, grade_error_code, served_method};
+use super::{
+    expect_alive, expect_code_or, grade_error_code, harmless_method, served_method,
+    served_method_in,
+};
 use crate::check::{Check, Need, Scenario, Verdict};
 use crate::driver::{Peer, Reply, notification, raw, request};
 use crate::outcome::{Era, Level, Outcome};
@@ -13,57 +23,68 @@ pub fn group() -> Vec<Check> {
     vec![
         Check {
             id: "jsonrpc/parse-error/replies-32700",
-            requirements: &["RPC-5", "POL-3"],
+            requirements: &["RPC-5", "POL-3", "POL-28"],
             level: Level::Must,
             era: Era::Any,
-            needs: &[Need::Modern],
+            needs: &[Need::AnyEra],
             description: "A line that is not JSON is answered with a parse error.",
             expectation: "error -32700; another error code is NonStrict; silence is Fail",
-            faults: &["parse-error-silent", "parse-error-wrong-code"],
+            faults: &[
+                "parse-error-silent",
+                "parse-error-wrong-code",
+                "parse-error-silent --eras legacy",
+                "parse-error-wrong-code --eras legacy",
+            ],
             script: |s| Box::pin(parse_error_replies(s)),
         },
         Check {
             id: "jsonrpc/parse-error/id-null",
-            requirements: &["RPC-3", "POL-2"],
+            requirements: &["RPC-3", "POL-2", "POL-28"],
             level: Level::Must,
             era: Era::Any,
-            needs: &[Need::Modern],
+            needs: &[Need::AnyEra],
             description: "The parse-error reply cannot know the request id.",
             expectation: "the error's id is null or absent",
-            faults: &["parse-error-id-zero"],
+            faults: &["parse-error-id-zero", "parse-error-id-zero --eras legacy"],
             script: |s| Box::pin(parse_error_id_null(s)),
         },
         Check {
             id: "jsonrpc/parse-error/keeps-serving",
-            requirements: &["RPC-5", "POL-3"],
+            requirements: &["RPC-5", "POL-3", "POL-28"],
             level: Level::Must,
             era: Era::Any,
-            needs: &[Need::Modern],
+            needs: &[Need::AnyEra],
             description: "Invalid JSON does not stop the server.",
             expectation: "a server/discover sent after invalid JSON is answered",
-            faults: &["exit-on-parse-error"],
+            faults: &["exit-on-parse-error", "exit-on-parse-error --eras legacy"],
             script: |s| Box::pin(parse_error_keeps_serving(s)),
         },
         Check {
             id: "jsonrpc/invalid-request/method-not-string",
-            requirements: &["RPC-5", "POL-2"],
+            requirements: &["RPC-5", "POL-2", "POL-28"],
             level: Level::Must,
             era: Era::Any,
-            needs: &[Need::Modern],
+            needs: &[Need::AnyEra],
             description: "A request whose `method` is a number is not a valid request.",
             expectation: "error -32600",
-            faults: &["invalid-request-wrong-code"],
+            faults: &[
+                "invalid-request-wrong-code",
+                "invalid-request-wrong-code --eras legacy",
+            ],
             script: |s| Box::pin(invalid_request_method_type(s)),
         },
         Check {
             id: "jsonrpc/invalid-request/wrong-jsonrpc-version",
-            requirements: &["RPC-1", "RPC-5"],
+            requirements: &["RPC-1", "RPC-5", "POL-28"],
             level: Level::Must,
             era: Era::Any,
-            needs: &[Need::Modern],
+            needs: &[Need::AnyEra],
             description: "A request with `\"jsonrpc\": \"1.0\"` is not JSON-RPC 2.0.",
             expectation: "error -32600; another error code is NonStrict; a result is Fail",
-            faults: &["accept-any-jsonrpc-version"],
+            faults: &[
+                "accept-any-jsonrpc-version",
+                "accept-any-jsonrpc-version --eras legacy",
+            ],
             script: |s| Box::pin(wrong_jsonrpc_version(s)),
         },
         Check {
@@ -79,68 +100,77 @@ pub fn group() -> Vec<Check> {
         },
         Check {
             id: "jsonrpc/id/null-rejected",
-            requirements: &["RPC-5", "LEG-14", "POL-5"],
+            requirements: &["RPC-5", "LEG-14", "POL-5", "POL-28"],
             level: Level::Policy,
             era: Era::Any,
-            needs: &[Need::Modern],
+            needs: &[Need::AnyEra],
             description: "A request with `\"id\": null` is an invalid request.",
             expectation: "error -32600; silence (treated as a notification) is NonStrict; a result is Fail",
-            faults: &["null-id-answered"],
+            faults: &["null-id-answered", "null-id-answered --eras legacy"],
             script: |s| Box::pin(null_id_rejected(s)),
         },
         Check {
             id: "jsonrpc/id/string-echoed",
-            requirements: &["RPC-2"],
+            requirements: &["RPC-2", "POL-28"],
             level: Level::Must,
             era: Era::Any,
-            needs: &[Need::Modern],
+            needs: &[Need::AnyEra],
             description: "A string id that looks like a number is echoed as that string.",
             expectation: "the reply's id is the string \"7\"",
-            faults: &["id-as-number"],
+            faults: &["id-as-number", "id-as-number --eras legacy"],
             script: |s| Box::pin(id_echoed(s, json!("7"))),
         },
         Check {
             id: "jsonrpc/id/integer-echoed",
-            requirements: &["RPC-2"],
+            requirements: &["RPC-2", "POL-28"],
             level: Level::Must,
             era: Era::Any,
-            needs: &[Need::Modern],
+            needs: &[Need::AnyEra],
             description: "An integer id is echoed as that integer.",
             expectation: "the reply's id is the integer 4242",
-            faults: &["id-as-string"],
+            faults: &["id-as-string", "id-as-string --eras legacy"],
             script: |s| Box::pin(id_echoed(s, json!(4242))),
         },
         Check {
             id: "jsonrpc/notification/no-reply",
-            requirements: &["RPC-4"],
+            requirements: &["RPC-4", "POL-28"],
             level: Level::Must,
             era: Era::Any,
-            needs: &[Need::Modern],
+            needs: &[Need::AnyEra],
             description: "An unknown notification and a known one (`notifications/cancelled`) get no reply.",
             expectation: "nothing but the reply to a following request",
-            faults: &["reply-to-notifications"],
+            faults: &[
+                "reply-to-notifications",
+                "reply-to-notifications --eras legacy",
+            ],
             script: |s| Box::pin(notification_no_reply(s)),
         },
         Check {
             id: "jsonrpc/notification/malformed-no-reply",
-            requirements: &["RPC-4", "POL-25"],
+            requirements: &["RPC-4", "POL-25", "POL-28"],
             level: Level::Must,
             era: Era::Any,
-            needs: &[Need::Modern],
+            needs: &[Need::AnyEra],
             description: "An id-less message whose `params` is a string is not a valid notification but an invalid Request (POL-25).",
             expectation: "silence, or -32600 with no id or `id: null`; never a result or another reply",
-            faults: &["result-to-invalid-message"],
+            faults: &[
+                "result-to-invalid-message",
+                "result-to-invalid-message --eras legacy",
+            ],
             script: |s| Box::pin(malformed_notification_no_reply(s)),
         },
         Check {
             id: "jsonrpc/unknown-method/replies-32601",
-            requirements: &["RPC-5"],
+            requirements: &["RPC-5", "POL-28"],
             level: Level::Must,
-            era: Era::Modern,
-            needs: &[Need::Modern],
+            era: Era::Any,
+            needs: &[Need::AnyEra],
             description: "A request for a method no server has.",
             expectation: "error -32601",
-            faults: &["unknown-method-wrong-code"],
+            faults: &[
+                "unknown-method-wrong-code",
+                "unknown-method-wrong-code --eras legacy",
+            ],
             script: |s| Box::pin(unknown_method(s)),
         },
         Check {
@@ -156,13 +186,19 @@ pub fn group() -> Vec<Check> {
         },
         Check {
             id: "jsonrpc/response/well-formed",
-            requirements: &["RPC-1", "RPC-2"],
+            requirements: &["RPC-1", "RPC-2", "POL-28"],
             level: Level::Must,
             era: Era::Any,
-            needs: &[Need::Modern],
+            needs: &[Need::AnyEra],
             description: "Replies to a result, an error and a list request are JSON-RPC 2.0.",
             expectation: "`jsonrpc: \"2.0\"`, the request's id, exactly one of `result` and `error`",
-            faults: &["wrong-jsonrpc-version-out", "result-and-error"],
+            faults: &[
+                "wrong-jsonrpc-version-out",
+                "result-and-error",
+                // Not `wrong-jsonrpc-version-out` on the legacy path: with every reply unreadable,
+                // the probe sees no legacy era at all and the check is skipped.
+                "result-and-error --eras legacy",
+            ],
             script: |s| Box::pin(responses_well_formed(s)),
         },
         Check {
@@ -197,8 +233,7 @@ pub fn group() -> Vec<Check> {
 
 /// Sends invalid JSON and returns what came back first.
 async fn send_invalid_json(s: &mut Scenario) -> Result<(Peer, Reply), Outcome> {
-    let mut peer = s.connect().await?;
-    peer.warm_up().await?;
+    let mut peer = s.connect_any_era_ready().await?;
     peer.send(raw(
         &br#"{"jsonrpc": "2.0", "id": 1, "method": "server/discover""#[..],
     ))
@@ -239,8 +274,7 @@ async fn parse_error_keeps_serving(s: &mut Scenario) -> Verdict {
 }
 
 async fn invalid_request_method_type(s: &mut Scenario) -> Verdict {
-    let mut peer = s.connect().await?;
-    peer.warm_up().await?;
+    let mut peer = s.connect_any_era_ready().await?;
     peer.send(raw(&br#"{"jsonrpc":"2.0","id":1,"method":42}"#[..]))
         .await;
     let reply = peer.expect_next().await;
@@ -253,10 +287,9 @@ async fn invalid_request_method_type(s: &mut Scenario) -> Verdict {
 }
 
 async fn wrong_jsonrpc_version(s: &mut Scenario) -> Verdict {
-    let mut peer = s.connect().await?;
-    peer.warm_up().await?;
+    let mut peer = s.connect_any_era_ready().await?;
     let reply = peer
-        .call(request(method::DISCOVER).jsonrpc(json!("1.0")))
+        .call(request(harmless_method(peer.era)).jsonrpc(json!("1.0")))
         .await;
     Ok(expect_code_or(
         &reply,
@@ -301,9 +334,9 @@ async fn batch_rejected(s: &mut Scenario) -> Verdict {
 }
 
 async fn null_id_rejected(s: &mut Scenario) -> Verdict {
-    let mut peer = s.connect().await?;
-    peer.warm_up().await?;
-    peer.send(request(method::DISCOVER).id(Value::Null)).await;
+    let mut peer = s.connect_any_era_ready().await?;
+    peer.send(request(harmless_method(peer.era)).id(Value::Null))
+        .await;
     let got = peer.expect_next().await;
     Ok(match &got {
         Reply::Frame(f) => match &f.parsed {
@@ -327,9 +360,9 @@ async fn null_id_rejected(s: &mut Scenario) -> Verdict {
 }
 
 async fn id_echoed(s: &mut Scenario, id: Value) -> Verdict {
-    let mut peer = s.connect().await?;
+    let mut peer = s.connect_any_era().await?;
     let sent = peer
-        .send(request(method::DISCOVER).id(id.clone()))
+        .send(request(harmless_method(peer.era)).id(id.clone()))
         .await
         .unwrap_or(Value::Null);
     let reply = peer.expect_reply(&sent).await;
@@ -359,7 +392,7 @@ async fn only_sentinel_reply(peer: &mut Peer, what: &str) -> Verdict {
 /// with `id: null`) may answer it too.
 async fn only_sentinel_reply_or(peer: &mut Peer, what: &str, invalid_request: bool) -> Verdict {
     let sentinel = peer
-        .send(request(method::DISCOVER))
+        .send(request(harmless_method(peer.era)))
         .await
         .unwrap_or(Value::Null);
     let reply = peer.expect_reply(&sentinel).await;
@@ -400,7 +433,7 @@ async fn only_sentinel_reply_or(peer: &mut Peer, what: &str, invalid_request: bo
 }
 
 async fn notification_no_reply(s: &mut Scenario) -> Verdict {
-    let mut peer = s.connect().await?;
+    let mut peer = s.connect_any_era().await?;
     peer.send(notification(method::NONEXISTENT_NOTIFICATION))
         .await;
     peer.send(notification(method::CANCELLED).param("requestId", json!("mcpspec-never-sent")))
@@ -409,7 +442,7 @@ async fn notification_no_reply(s: &mut Scenario) -> Verdict {
 }
 
 async fn malformed_notification_no_reply(s: &mut Scenario) -> Verdict {
-    let mut peer = s.connect().await?;
+    let mut peer = s.connect_any_era().await?;
     peer.send(raw(
         &br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":"oops"}"#[..],
     ))
@@ -418,7 +451,7 @@ async fn malformed_notification_no_reply(s: &mut Scenario) -> Verdict {
 }
 
 async fn unknown_method(s: &mut Scenario) -> Verdict {
-    let mut peer = s.connect().await?;
+    let mut peer = s.connect_any_era().await?;
     let reply = peer.call(request(method::NONEXISTENT)).await;
     Ok(expect_code_or(
         &reply,
@@ -442,11 +475,11 @@ async fn invalid_params(s: &mut Scenario) -> Verdict {
 }
 
 async fn responses_well_formed(s: &mut Scenario) -> Verdict {
-    let mut peer = s.connect().await?;
-    let list = served_method(s.facts());
+    let mut peer = s.connect_any_era().await?;
+    let list = served_method_in(s.facts(), peer.era);
     let mut problems = Vec::new();
     for out in [
-        request(method::DISCOVER),
+        request(harmless_method(peer.era)),
         request(method::NONEXISTENT),
         request(list),
     ] {

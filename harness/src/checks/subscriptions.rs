@@ -1,13 +1,21 @@
-//! `subscriptions/*`: `subscriptions/listen` (2026-07-28) over stdio — the acknowledgement,
-//! the subscription id on every stream notification, the filter, teardown by either side, and
+//! `subscriptions/*`: `subscriptions/listen` (2026-07-28) — the acknowledgement, the
+//! subscription id on every stream notification, the filter, teardown by either side, and
 //! `notifications/cancelled` only for listen streams.
 //!
 //! A listen request is gated by the capabilities that give it something to carry
 //! (`*.listChanged`, `resources.subscribe`; POL-11). Events are fired with the probe profile's
 //! trigger tools (POL-12), so the checks that need an event need `--probe-profile` and Skip,
-//! naming the tool, when it is not listed. On HTTP a listen stream is one SSE response, so
-//! these checks are stdio-only; notifications a trigger fires arrive before the trigger's own
-//! reply there.
+//! naming the tool, when it is not listed.
+//!
+//! The checks run on both transports. On stdio the stream's notifications share the
+//! connection, and a trigger's notifications come before its reply. Over streamable HTTP the
+//! listen request's response is a long-lived SSE stream: the transport turns each of its events
+//! into a message as it arrives, so the notifications come on the listen stream while the
+//! trigger's reply comes on its own POST, in either order (an exchange collects both, within
+//! the quiet period after the reply). The client ends a listen stream with
+//! `notifications/cancelled` on stdio and by closing the stream over HTTP (SUB-7), where a
+//! closed stream can carry nothing more: what remains observable is that the other streams go
+//! on (subscriptions are independent).
 
 use serde_json::{Map, Value, json};
 
@@ -28,12 +36,17 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-1", "POL-11"],
             level: Level::Must,
             era: Era::Modern,
-            needs: &[Need::Modern, Need::Stdio],
+            needs: &[Need::Modern],
             description: "`subscriptions/listen` with every advertised list-changed flag; the \
                           first message for it.",
             expectation: "`notifications/subscriptions/acknowledged` first, its \
                           `params.notifications` a subset of what was requested",
-            faults: &["listen-no-ack", "listen-ack-late"],
+            faults: &[
+                "listen-no-ack",
+                "listen-ack-late",
+                "listen-no-ack --http",
+                "listen-ack-late --http",
+            ],
             script: |s| Box::pin(acknowledged_first(s)),
         },
         Check {
@@ -41,11 +54,11 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-2"],
             level: Level::Must,
             era: Era::Modern,
-            needs: &[Need::Modern, Need::Stdio],
+            needs: &[Need::Modern],
             description: "Two listen requests, one with an integer id and one with a string id.",
             expectation: "each acknowledgement's `_meta[\"io.modelcontextprotocol/subscriptionId\"]` \
                           is its listen id, with the same JSON type",
-            faults: &["listen-id-type-changed"],
+            faults: &["listen-id-type-changed", "listen-id-type-changed --http"],
             script: |s| Box::pin(ack_carries_listen_id(s)),
         },
         Check {
@@ -53,12 +66,17 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-2", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            needs: &[Need::Modern, Need::Stdio, Need::ProbeProfile],
+            needs: &[Need::Modern, Need::ProbeProfile],
             description: "A listen stream (string id) and a list change fired with \
                           `mcpspec_trigger_list_changed`.",
             expectation: "the `*/list_changed` notification carries the listen id as \
                           `subscriptionId`, with the same JSON type",
-            faults: &["listen-wrong-subscription-id", "listen-id-type-changed"],
+            faults: &[
+                "listen-wrong-subscription-id",
+                "listen-id-type-changed",
+                "listen-wrong-subscription-id --http",
+                "listen-id-type-changed --http",
+            ],
             script: |s| Box::pin(stream_tagged(s)),
         },
         Check {
@@ -66,13 +84,16 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-3", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            needs: &[Need::Modern, Need::Stdio, Need::ProbeProfile],
+            needs: &[Need::Modern, Need::ProbeProfile],
             description: "A listen stream asking for one list; every list changed \
                           (`mcpspec_trigger_list_changed` without `list`) and an update of a \
                           resource it did not subscribe to.",
             expectation: "only the requested `*/list_changed` reaches the stream; no other type, \
                           no `resources/updated`",
-            faults: &["listen-unrequested-types"],
+            faults: &[
+                "listen-unrequested-types",
+                "listen-unrequested-types --http",
+            ],
             script: |s| Box::pin(only_requested(s)),
         },
         Check {
@@ -80,12 +101,12 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-4"],
             level: Level::Must,
             era: Era::Modern,
-            needs: &[Need::Modern, Need::Stdio],
+            needs: &[Need::Modern],
             description: "A listen request carrying `logLevel: debug`; what follows its \
                           acknowledgement while nothing else is in flight.",
             expectation: "no `notifications/message` and no `notifications/progress` on the \
                           listen stream",
-            faults: &["listen-log-on-stream"],
+            faults: &["listen-log-on-stream", "listen-log-on-stream --http"],
             script: |s| Box::pin(no_log_on_stream(s)),
         },
         Check {
@@ -93,11 +114,11 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-5", "POL-11", "POL-12"],
             level: Level::Should,
             era: Era::Modern,
-            needs: &[Need::Modern, Need::Stdio, Need::ProbeProfile],
+            needs: &[Need::Modern, Need::ProbeProfile],
             description: "A listen stream asking for an advertised `listChanged` list; that list \
                           changed (`mcpspec_trigger_list_changed`).",
             expectation: "the `*/list_changed` notification on the stream",
-            faults: &["listen-no-list-changed"],
+            faults: &["listen-no-list-changed", "listen-no-list-changed --http"],
             script: |s| Box::pin(list_changed_delivered(s)),
         },
         Check {
@@ -105,11 +126,12 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-6", "POL-9", "POL-12"],
             level: Level::Should,
             era: Era::Modern,
-            needs: &[Need::Modern, Need::Stdio, Need::ProbeProfile],
-            description: "A listen stream the server ends (`mcpspec_end_subscriptions`).",
+            needs: &[Need::Modern, Need::ProbeProfile],
+            description: "A listen stream the server ends (`mcpspec_end_subscriptions` with its \
+                          `listenId`).",
             expectation: "the listen request's completion result (`resultType: \"complete\"`) or \
                           `notifications/cancelled` for the listen id; neither is NonStrict (POL-9)",
-            faults: &["listen-no-teardown"],
+            faults: &["listen-no-teardown", "listen-no-teardown --http"],
             script: |s| Box::pin(server_ended(s)),
         },
         Check {
@@ -117,12 +139,18 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-7", "STDIO-4", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            needs: &[Need::Modern, Need::Stdio, Need::ProbeProfile],
+            needs: &[Need::Modern, Need::ProbeProfile],
             description: "Two listen streams for the same list; the client cancels the first \
                           (`notifications/cancelled`), then the list changes.",
             expectation: "the second stream gets the notification; nothing more for the cancelled \
-                          one (no notification, no reply)",
-            faults: &["listen-after-cancel"],
+                          one (no notification, no reply; over HTTP its stream is closed)",
+            faults: &[
+                "listen-after-cancel",
+                // Not `listen-after-cancel --http`: a stream the client closed carries nothing
+                // more, so over HTTP only the other streams' going on can be judged.
+                "listen-cancel-ends-all",
+                "listen-cancel-ends-all --http",
+            ],
             script: |s| Box::pin(cancel_stops_stream(s)),
         },
         Check {
@@ -246,8 +274,12 @@ fn first_of(frames: &[Frame]) -> String {
         .unwrap_or_default()
 }
 
-/// Ends a listen stream from the client side (stdio).
+/// Ends a listen stream from the client side (SUB-7): over HTTP by closing the listen
+/// request's response stream, on stdio with `notifications/cancelled`.
 async fn cancel(peer: &mut Peer, id: &Value) {
+    if peer.close_stream(id).is_some() {
+        return;
+    }
     peer.send(
         notification(core::CANCELLED)
             .param("requestId", id.clone())
@@ -277,6 +309,19 @@ async fn trigger_list_changed(peer: &mut Peer, list: Option<&str>) -> Result<Exc
 
 fn all_frames(ex: &Exchange) -> Vec<&Frame> {
     ex.before.iter().chain(&ex.after).collect()
+}
+
+/// Every frame of `ex`, and, when none of them is the notification `want` accepts, what arrives
+/// until it does (one expected-message wait). Over HTTP a listen stream's notification travels
+/// apart from the trigger's reply and may come after the quiet period: late is not absent.
+async fn frames_until(peer: &mut Peer, ex: &Exchange, want: impl Fn(&Frame) -> bool) -> Vec<Frame> {
+    let mut frames: Vec<Frame> = all_frames(ex).into_iter().cloned().collect();
+    if !frames.iter().any(&want) {
+        let wait = peer.settings().expect_timeout;
+        let (found, seen) = wait_for(peer, wait, &want).await;
+        frames.extend(seen.into_iter().chain(found));
+    }
+    frames
 }
 
 async fn acknowledged_first(s: &mut Scenario) -> Verdict {
@@ -398,9 +443,10 @@ async fn stream_tagged(s: &mut Scenario) -> Verdict {
     let id = json!("mcpspec-listen-7");
     open(&mut peer, id.clone(), filter(&[kind])).await?;
     let ex = trigger_list_changed(&mut peer, Some(kind.name)).await?;
+    let frames = frames_until(&mut peer, &ex, |f| method_of(f) == Some(kind.notification)).await;
     cancel(&mut peer, &id).await;
-    let got: Vec<&Frame> = all_frames(&ex)
-        .into_iter()
+    let got: Vec<&Frame> = frames
+        .iter()
         .filter(|f| method_of(f) == Some(kind.notification))
         .collect();
     let Some(first) = got.first() else {
@@ -524,10 +570,12 @@ async fn list_changed_delivered(s: &mut Scenario) -> Verdict {
     let id = json!("mcpspec-listen-5");
     open(&mut peer, id.clone(), filter(&[kind])).await?;
     let ex = trigger_list_changed(&mut peer, Some(kind.name)).await?;
+    let delivered = |f: &Frame| method_of(f) == Some(kind.notification) && tagged_loosely(f, &id);
+    let got = frames_until(&mut peer, &ex, delivered)
+        .await
+        .iter()
+        .any(delivered);
     cancel(&mut peer, &id).await;
-    let got = all_frames(&ex)
-        .into_iter()
-        .any(|f| method_of(f) == Some(kind.notification) && tagged_loosely(f, &id));
     Ok(if got {
         Outcome::pass(format!("`{}` reached the listen stream", kind.notification))
     } else {
@@ -547,7 +595,12 @@ async fn server_ended(s: &mut Scenario) -> Verdict {
     require_probe_tool(&mut peer, tool::END_SUBSCRIPTIONS).await?;
     let id = json!("mcpspec-listen-end");
     open(&mut peer, id.clone(), filter(&[kind])).await?;
-    let ex = exchange(&mut peer, call_tool(tool::END_SUBSCRIPTIONS, json!({}))).await;
+    // Only this stream: on a shared HTTP server other checks' streams are open too.
+    let ex = exchange(
+        &mut peer,
+        call_tool(tool::END_SUBSCRIPTIONS, json!({ "listenId": id })),
+    )
+    .await;
     ex.reply.expect_result(tool::END_SUBSCRIPTIONS)?;
     let teardown = |f: &Frame| {
         is_reply(f, &id)
@@ -600,12 +653,15 @@ async fn cancel_stops_stream(s: &mut Scenario) -> Verdict {
     open(&mut peer, b.clone(), filter(&[kind])).await?;
     cancel(&mut peer, &a).await;
     let ex = trigger_list_changed(&mut peer, Some(kind.name)).await?;
+    let frames = frames_until(&mut peer, &ex, |f| {
+        method_of(f) == Some(kind.notification) && tagged_loosely(f, &b)
+    })
+    .await;
     cancel(&mut peer, &b).await;
-    let frames = all_frames(&ex);
     let for_a: Vec<String> = frames
         .iter()
         .filter(|f| tagged_loosely(f, &a) || is_reply(f, &a))
-        .map(|f| brief(f))
+        .map(brief)
         .collect();
     let b_got = frames
         .iter()
@@ -617,7 +673,8 @@ async fn cancel_stops_stream(s: &mut Scenario) -> Verdict {
         ))
     } else if !b_got {
         Outcome::fail(format!(
-            "the stream still open ({b}) did not get `{}`, so the cancelled one's silence proves nothing",
+            "after {a} was cancelled, the stream still open ({b}) did not get `{}`: subscriptions \
+             are independent (SUB-7), and without it the cancelled one's silence proves nothing",
             kind.notification
         ))
     } else {

@@ -3,6 +3,13 @@
 //! event-stream body) becomes one line to read. So every check written against stdio runs
 //! unchanged over HTTP; the `http/*` checks use [`client`] directly for exact header sets.
 //!
+//! A response that is an SSE stream is read as it arrives: each event becomes a line when it
+//! is parsed, so a long-lived stream (a `subscriptions/listen` request's) delivers its
+//! notifications while it stays open. The driver can close one request's stream
+//! ([`LineTransport::close_stream`](super::LineTransport::close_stream)): its exchange is
+//! dropped and its TCP connection closed, which is how an HTTP client cancels a listen stream
+//! (SUB-7). Every exchange still open ends with the transport.
+//!
 //! Headers follow the body, as a conforming client sends them: modern requests get
 //! `MCP-Protocol-Version`, `Mcp-Method` and (for tools/call, resources/read, prompts/get)
 //! `Mcp-Name`; legacy requests get the negotiated `MCP-Protocol-Version` and the
@@ -11,6 +18,7 @@
 pub mod client;
 pub mod sse;
 
+use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
@@ -18,7 +26,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use self::client::{Endpoint, HttpError, Request};
@@ -50,16 +58,56 @@ struct Session {
     /// headers, even one whose body breaks the envelope on purpose (POL-1: one rule broken at
     /// a time).
     modern: Option<bool>,
+    /// The exchanges of requests still in flight, by request id (compact JSON): what closes
+    /// each one's response stream. Bounded by the requests in flight: an exchange removes its
+    /// own entry when it ends.
+    streams: HashMap<String, (u64, oneshot::Sender<()>)>,
+    /// Numbers the exchanges, so one that ends never removes a later one with the same id.
+    exchanges: u64,
 }
 
-/// Tells an HTTP transport which era its driver speaks (a no-op for other transports).
-#[derive(Debug, Clone)]
-pub struct EraHint(Arc<Mutex<Session>>);
+impl Session {
+    /// Registers a request's exchange; the number that unregisters it and what tells it to stop.
+    fn open_stream(&mut self, id: &Value) -> (u64, oneshot::Receiver<()>) {
+        let (close, closed) = oneshot::channel();
+        self.exchanges += 1;
+        self.streams.insert(id.to_string(), (self.exchanges, close));
+        (self.exchanges, closed)
+    }
+
+    fn stream_ended(&mut self, id: &Value, number: u64) {
+        let key = id.to_string();
+        if self.streams.get(&key).is_some_and(|(n, _)| *n == number) {
+            self.streams.remove(&key);
+        }
+    }
+}
+
+/// What the driver tells an HTTP transport: the era it speaks, and which request's stream to
+/// close. Every exchange of the transport ends when this is dropped (with the transport).
+#[derive(Debug)]
+pub struct EraHint {
+    session: Arc<Mutex<Session>>,
+    /// Never sent on: its drop is the signal.
+    _alive: watch::Sender<()>,
+}
 
 impl EraHint {
     pub fn set_modern(&self, modern: bool) {
-        if let Ok(mut s) = self.0.lock() {
+        if let Ok(mut s) = self.session.lock() {
             s.modern = Some(modern);
+        }
+    }
+
+    /// Closes the response stream of request `id` (its connection is dropped); whether one was
+    /// still open.
+    pub fn close_stream(&self, id: &Value) -> bool {
+        let Ok(mut s) = self.session.lock() else {
+            return false;
+        };
+        match s.streams.remove(&id.to_string()) {
+            Some((_, close)) => close.send(()).is_ok(),
+            None => false,
         }
     }
 }
@@ -67,6 +115,7 @@ impl EraHint {
 /// Opens a line transport to `endpoint`.
 pub fn connect(endpoint: Endpoint, max_message: usize) -> LineTransport {
     let session = Arc::new(Mutex::new(Session::default()));
+    let (alive_tx, alive) = watch::channel(());
     let (client_in, mut pump_out) = tokio::io::duplex(256 * 1024);
     let (lines_tx, mut lines_rx) = mpsc::channel::<Vec<u8>>(LINES_QUEUED);
     // One pump writes every response line, so lines from concurrent exchanges never interleave.
@@ -84,13 +133,17 @@ pub fn connect(endpoint: Endpoint, max_message: usize) -> LineTransport {
         lines: lines_tx,
         buf: Vec::new(),
         max_message,
+        alive,
     };
     LineTransport::new(
         Box::new(writer),
         LineReader::new(Box::new(client_in), max_message),
         ServerHandle::remote(),
     )
-    .with_era_hint(EraHint(session))
+    .with_era_hint(EraHint {
+        session,
+        _alive: alive_tx,
+    })
 }
 
 /// Turns written lines into POSTs.
@@ -100,6 +153,8 @@ struct HttpWriter {
     lines: mpsc::Sender<Vec<u8>>,
     buf: Vec<u8>,
     max_message: usize,
+    /// Ends when the transport is dropped.
+    alive: watch::Receiver<()>,
 }
 
 impl AsyncWrite for HttpWriter {
@@ -111,13 +166,44 @@ impl AsyncWrite for HttpWriter {
         self.buf.extend_from_slice(data);
         while let Some(i) = self.buf.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = self.buf.drain(..=i).take(i).collect();
-            let (endpoint, session, lines, max) = (
+            let (endpoint, session, lines, max, mut alive) = (
                 self.endpoint.clone(),
                 self.session.clone(),
                 self.lines.clone(),
                 self.max_message,
+                self.alive.clone(),
             );
-            tokio::spawn(async move { exchange(&endpoint, &session, &lines, line, max).await });
+            let id = request_id(&line);
+            let registered = match (&id, session.lock()) {
+                (Some(id), Ok(mut s)) => Some(s.open_stream(id)),
+                _ => None,
+            };
+            tokio::spawn(async move {
+                let (number, closed) = match registered {
+                    Some((number, closed)) => (number, Some(closed)),
+                    None => (0, None),
+                };
+                let closed = async move {
+                    let told = match closed {
+                        Some(closed) => closed.await.is_ok(),
+                        None => false,
+                    };
+                    // Not a request, or its sender dropped (a later request reused the id):
+                    // nothing closes this exchange but its end or the transport's.
+                    if !told {
+                        std::future::pending::<()>().await;
+                    }
+                };
+                tokio::select! {
+                    () = exchange(&endpoint, &session, &lines, line, max) => {}
+                    () = closed => {}
+                    // `changed` fails only once the transport (the sender) is gone.
+                    _ = alive.changed() => {}
+                }
+                if let (Some(id), Ok(mut s)) = (&id, session.lock()) {
+                    s.stream_ended(id, number);
+                }
+            });
         }
         Poll::Ready(Ok(data.len()))
     }
@@ -201,13 +287,7 @@ async fn exchange(
     let is_initialize = posted.as_ref().is_some_and(|j| {
         j.get("method").and_then(Value::as_str) == Some(crate::protocol::method::INITIALIZE)
     });
-    // Requests carry an id; responses the driver posts (to server requests) do too, but they
-    // are not answered, so only a message with a method counts.
-    let request_id = posted
-        .as_ref()
-        .filter(|j| j.get("method").is_some())
-        .and_then(|j| j.get("id"))
-        .cloned();
+    let request_id = posted.as_ref().and_then(id_of_request);
     // What came instead of a body is said for requests only: a notification's exchange is
     // judged by its status (HTTP-3), and a missing reply to a request must not read as silence.
     let request_id = &request_id;
@@ -295,6 +375,17 @@ async fn exchange(
     }
     note_version(session, is_initialize, &bytes);
     let _ = lines.send(with_context(status, request_id, &bytes)).await;
+}
+
+/// The id of a posted request. Requests carry an id; responses the driver posts (to server
+/// requests) do too, but they are not answered, so only a message with a method counts.
+fn request_id(body: &[u8]) -> Option<Value> {
+    id_of_request(&serde_json::from_slice(body).ok()?)
+}
+
+fn id_of_request(posted: &Value) -> Option<Value> {
+    posted.get("method")?;
+    posted.get("id").cloned()
 }
 
 /// `HTTP 302 Found (a redirect to /mcp)`: the status line as a verdict quotes it.

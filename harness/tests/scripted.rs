@@ -1,0 +1,331 @@
+//! Small scripted servers that reproduce, byte for byte, what real servers send where mcpspec
+//! used to skip checks it could run (issue 14, "run what can run"):
+//!
+//! - over streamable HTTP, a `subscriptions/listen` answered with an SSE stream that opens with
+//!   a priming event (an `id:` and empty `data`), then the acknowledgement, and stays open: the
+//!   subscription checks see the notification while the stream is open, and end it by closing
+//!   the stream;
+//! - over stdio, a legacy-only server (`initialize` answered with 2025-06-18, -32601 to modern
+//!   methods): the era-independent `jsonrpc/*` checks run after the handshake (POL-28) and
+//!   judge it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use mcpspec::Kind;
+use mcpspec::checks::catalogue;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// How long the scripted HTTP server keeps a listen stream open at most (the client closes it
+/// long before).
+const STREAM_BOUND: Duration = Duration::from_secs(20);
+
+/// Listen streams the scripted server opened, and those the client closed.
+#[derive(Debug, Default)]
+struct Streams {
+    opened: AtomicUsize,
+    closed: AtomicUsize,
+}
+
+/// Reads one request: its head and its `Content-Length` body. `None` on a closed or broken
+/// connection.
+async fn read_request(sock: &mut TcpStream) -> Option<Vec<u8>> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        let n = sock.read(&mut chunk).await.ok()?;
+        if n == 0 || buf.len() > 1 << 20 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    while buf.len() < head_end + length {
+        let n = sock.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    Some(buf[head_end..head_end + length].to_vec())
+}
+
+async fn respond(sock: &mut TcpStream, status: &str, body: &[u8]) {
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = sock.write_all(head.as_bytes()).await;
+    let _ = sock.write_all(body).await;
+}
+
+/// One connection of the scripted 2026-07-28 server: discover, -32601 for anything else, 202
+/// for notifications, and an SSE stream for `subscriptions/listen`.
+async fn serve_modern(mut sock: TcpStream, streams: Arc<Streams>) {
+    let Some(body) = read_request(&mut sock).await else {
+        return;
+    };
+    let Ok(msg) = serde_json::from_slice::<Value>(&body) else {
+        let e = br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
+        return respond(&mut sock, "400 Bad Request", e).await;
+    };
+    let Some(id) = msg.get("id").cloned() else {
+        return respond(&mut sock, "202 Accepted", b"").await;
+    };
+    match msg.get("method").and_then(Value::as_str) {
+        Some("server/discover") => {
+            let reply = json!({"jsonrpc": "2.0", "id": id, "result": {
+                "resultType": "complete",
+                "supportedVersions": ["2026-07-28"],
+                "capabilities": {"tools": {"listChanged": true}},
+                "cacheScope": "public",
+                "ttlMs": 0,
+            }});
+            respond(&mut sock, "200 OK", reply.to_string().as_bytes()).await;
+        }
+        Some("subscriptions/listen") => {
+            streams.opened.fetch_add(1, Ordering::SeqCst);
+            let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                "params": {"notifications": {"toolsListChanged": true},
+                    "_meta": {"io.modelcontextprotocol/subscriptionId": id}}});
+            // The head, a priming event (an id, empty data), the acknowledgement; then the
+            // stream stays open, chunked, until the client closes it.
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
+                        Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n";
+            let priming = "id: 0\ndata: \n\n";
+            let event = format!("id: 1\ndata: {ack}\n\n");
+            let mut out = head.as_bytes().to_vec();
+            for e in [priming, event.as_str()] {
+                out.extend_from_slice(format!("{:x}\r\n{e}\r\n", e.len()).as_bytes());
+            }
+            if sock.write_all(&out).await.is_err() {
+                return;
+            }
+            let mut rest = [0u8; 512];
+            // The client ends the stream by closing the connection (SUB-7).
+            let closed = async {
+                loop {
+                    match sock.read(&mut rest).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) => {}
+                    }
+                }
+            };
+            if tokio::time::timeout(STREAM_BOUND, closed).await.is_ok() {
+                streams.closed.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        _ => {
+            let reply = json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32601, "message": "Method not found"}});
+            respond(&mut sock, "404 Not Found", reply.to_string().as_bytes()).await;
+        }
+    }
+}
+
+/// The scripted HTTP server on 127.0.0.1; the task is aborted when the handle is dropped.
+async fn scripted_sse_server() -> (mcpspec::Target, Arc<Streams>, tokio::task::JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
+    let streams = Arc::new(Streams::default());
+    let counts = streams.clone();
+    let task = tokio::spawn(async move {
+        while let Ok((sock, _)) = listener.accept().await {
+            tokio::spawn(serve_modern(sock, counts.clone()));
+        }
+    });
+    (mcpspec::Target::url(&url).expect("url"), streams, task)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_with_a_priming_event_delivers_its_acknowledgement_while_open() {
+    let (target, streams, server) = scripted_sse_server().await;
+    let checks: Vec<_> = catalogue()
+        .into_iter()
+        .filter(|c| {
+            [
+                "subscriptions/listen/acknowledged-first",
+                "subscriptions/listen/ack-carries-listen-id",
+            ]
+            .contains(&c.id)
+        })
+        .collect();
+    let mut options = common::options();
+    options.jobs = 1;
+    let report = common::run(target, &checks, options).await;
+    let verdicts: Vec<(String, Kind, String)> = report
+        .results
+        .iter()
+        .map(|r| (r.id.clone(), r.outcome.kind, r.outcome.message.clone()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            (
+                "subscriptions/listen/acknowledged-first".to_owned(),
+                Kind::Pass,
+                r#"acknowledged first, honouring {"toolsListChanged":true}"#.to_owned()
+            ),
+            (
+                "subscriptions/listen/ack-carries-listen-id".to_owned(),
+                Kind::Pass,
+                "both acknowledgements carry their listen id, with its JSON type".to_owned()
+            ),
+        ]
+    );
+    // The priming event is no message (POL-27): nothing in any transcript reads as invalid.
+    for r in &report.results {
+        let text = serde_json::to_string(&r.transcript).unwrap();
+        assert!(!text.contains("recv_invalid"), "{}: {text}", r.id);
+    }
+    // Teardown is the client closing each listen stream; the transcript says so.
+    let ack_ids = &report.results[1];
+    let notes: Vec<String> = ack_ids
+        .transcript
+        .iter()
+        .filter_map(|e| match &e.event {
+            mcpspec::transcript::Event::Note { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    for id in ["4217", "\"mcpspec-listen-b\""] {
+        let note = format!("closed the HTTP response stream of request {id}");
+        assert!(notes.contains(&note), "{note} not in {notes:?}");
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while streams.closed.load(Ordering::SeqCst) < 3 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(streams.opened.load(Ordering::SeqCst), 3);
+    assert_eq!(
+        streams.closed.load(Ordering::SeqCst),
+        3,
+        "every listen stream was closed"
+    );
+    server.abort();
+}
+
+/// `fixtures/scripted/legacy_only.py` as a stdio target.
+fn legacy_only_server() -> mcpspec::Target {
+    let script = common::repo_root().join("fixtures/scripted/legacy_only.py");
+    mcpspec::Target::command("python3").arg(script.display().to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jsonrpc_checks_run_on_a_legacy_only_server_after_the_handshake() {
+    let checks: Vec<_> = catalogue()
+        .into_iter()
+        .filter(|c| c.id.starts_with("jsonrpc/"))
+        .collect();
+    let mut options = common::options();
+    options.jobs = 2;
+    let report = common::run(legacy_only_server(), &checks, options).await;
+    let verdicts: Vec<String> = report
+        .results
+        .iter()
+        .map(|r| format!("{} {} — {}", r.id, r.outcome.kind, r.outcome.message))
+        .collect();
+    let skipped = "SKIP — the server does not serve 2026-07-28 (server/discover got error -32601 \
+                   \"Method not found\")";
+    let expected: &[(&str, &str)] = &[
+        (
+            "jsonrpc/parse-error/replies-32700",
+            "NON-STRICT — invalid JSON: expected error -32700, got error -32603 \"could not read the \
+             message\" (POL-3)",
+        ),
+        (
+            "jsonrpc/parse-error/id-null",
+            "PASS — the parse error has id null",
+        ),
+        (
+            "jsonrpc/parse-error/keeps-serving",
+            "PASS — the server answered after invalid JSON",
+        ),
+        (
+            "jsonrpc/invalid-request/method-not-string",
+            "PASS — a request with a numeric method: error -32600",
+        ),
+        (
+            "jsonrpc/invalid-request/wrong-jsonrpc-version",
+            "FAIL — a request with jsonrpc \"1.0\": expected error -32600, got an error without an \
+             id ({\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"not \
+             JSON-RPC 2.0\"}}), though the request's id 2 was readable: a reply whose id is wrong \
+             (RPC-3, POL-23)",
+        ),
+        ("jsonrpc/batch/rejected", skipped),
+        (
+            "jsonrpc/id/null-rejected",
+            "PASS — the null-id request got -32600",
+        ),
+        ("jsonrpc/id/string-echoed", "PASS — id \"7\" echoed exactly"),
+        ("jsonrpc/id/integer-echoed", "PASS — id 4242 echoed exactly"),
+        (
+            "jsonrpc/notification/no-reply",
+            "PASS — no reply to an unknown and a known notification",
+        ),
+        (
+            "jsonrpc/notification/malformed-no-reply",
+            "PASS — no reply to an id-less message with string params",
+        ),
+        (
+            "jsonrpc/unknown-method/replies-32601",
+            "PASS — an unknown method: error -32601",
+        ),
+        ("jsonrpc/invalid-params/replies-32602", skipped),
+        (
+            "jsonrpc/response/well-formed",
+            "PASS — 3 replies, all well-formed JSON-RPC 2.0",
+        ),
+        ("jsonrpc/error-codes/allowed", skipped),
+        ("jsonrpc/result-type/present", skipped),
+    ];
+    assert_eq!(verdicts.len(), expected.len(), "{verdicts:#?}");
+    for (got, (id, want)) in verdicts.iter().zip(expected) {
+        assert_eq!(got, &format!("{id} {want}"));
+    }
+    // Each check that ran did the handshake at the version the server negotiated, then used
+    // only methods a legacy server has (ping, tools/list, an unknown method).
+    for r in report
+        .results
+        .iter()
+        .filter(|r| r.outcome.kind != Kind::Skipped)
+    {
+        let sent: Vec<&Value> = r
+            .transcript
+            .iter()
+            .filter_map(|e| match &e.event {
+                mcpspec::transcript::Event::Send { message } => Some(message),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sent[0]["method"], "initialize", "{}", r.id);
+        assert_eq!(
+            sent[0]["params"]["protocolVersion"], "2025-06-18",
+            "{}",
+            r.id
+        );
+        assert_eq!(sent[1]["method"], "notifications/initialized", "{}", r.id);
+        assert!(
+            sent.iter()
+                .all(|m| m.get("method") != Some(&json!("server/discover"))),
+            "{} sent server/discover to a legacy-only server",
+            r.id
+        );
+    }
+}
