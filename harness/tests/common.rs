@@ -90,11 +90,16 @@ pub fn sdk_options() -> RunOptions {
     o
 }
 
-/// Shorter waits for runs where faults make the server silent on purpose.
+/// Shorter waits for runs where faults make the server silent on purpose. The quiet period
+/// (how long "nothing more arrives" must hold) is longer than the default: the mutation test
+/// runs some 190 reference servers at once in one process, and a fault that writes a message
+/// 20 ms after a reply (`log-after-reply`) was seen to miss a 150 ms window there, a timer
+/// running late, not the check.
 pub fn quick_options() -> RunOptions {
     let mut o = options();
     o.settings = Settings {
         expect_timeout: Duration::from_millis(700),
+        quiet: Duration::from_millis(500),
         ..Settings::default()
     };
     o

@@ -278,6 +278,10 @@ fn first_of(frames: &[Frame]) -> String {
 /// request's response stream, on stdio with `notifications/cancelled`.
 async fn cancel(peer: &mut Peer, id: &Value) {
     if peer.close_stream(id).is_some() {
+        // A closed connection reaches the server's side asynchronously (unlike a cancellation
+        // on stdio, read in order): give it the quiet period to notice before the check goes
+        // on, so what follows is judged on a server that knows the stream is gone.
+        tokio::time::sleep(peer.settings().quiet).await;
         return;
     }
     peer.send(
