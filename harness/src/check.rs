@@ -354,14 +354,10 @@ impl Scenario {
         self.rec.evidence()
     }
 
-    /// Records a remark that a verdict may judge (an HTTP exchange the check made itself).
-    pub fn note_judged(&self, text: impl Into<String>) {
-        let kept = self
-            .rec
-            .record(self.conns.max(1), Event::Note { text: text.into() });
-        if kept.is_some() {
-            self.rec.mark_judged(self.rec.last_entry());
-        }
+    /// Records a remark that a verdict may judge (an HTTP exchange the check made itself),
+    /// with `quote` as the evidence it shows (the response, without the request).
+    pub fn note_judged(&self, text: impl Into<String>, quote: &str) {
+        self.rec.note_judged(self.conns.max(1), text.into(), quote);
     }
 
     pub fn transcript(&self) -> Vec<Entry> {

@@ -219,6 +219,11 @@ impl Recorder {
         let seq = u32::try_from(log.entries.len())
             .unwrap_or(u32::MAX)
             .saturating_add(1);
+        // Something new was sent: what the check judges from here on is its answer, not an
+        // earlier one.
+        if matches!(event, Event::Send { .. } | Event::SendRaw { .. }) {
+            log.judged = None;
+        }
         log.entries.push(Entry { seq, conn, event });
         Some(seq)
     }
@@ -247,23 +252,46 @@ impl Recorder {
             .map(Evidence::of)
     }
 
-    /// Evidence for a verdict: what was last handed to the check as an answer, or else the
-    /// last message received.
+    /// Evidence for a verdict: what was last handed to the check as an answer since it last
+    /// sent something; else what came after that last send (the last message, or a timeout or
+    /// close); else the send itself, which nothing answered.
     pub fn evidence(&self) -> Option<Evidence> {
         let log = self.0.lock().ok()?;
         if let Some(judged) = &log.judged {
             return Some(judged.clone());
         }
-        log.entries
+        let since_send = log
+            .entries
             .iter()
-            .rev()
-            .find(|e| {
-                matches!(
-                    e.event,
-                    Event::Recv { .. } | Event::RecvLarge { .. } | Event::RecvInvalid { .. }
-                )
-            })
-            .map(Evidence::of)
+            .rposition(|e| matches!(e.event, Event::Send { .. } | Event::SendRaw { .. }));
+        let after = &log.entries[since_send.map_or(0, |i| i + 1)..];
+        let found = |pick: fn(&Event) -> bool| after.iter().rev().find(|e| pick(&e.event));
+        if let Some(e) = found(|e| {
+            matches!(
+                e,
+                Event::Recv { .. } | Event::RecvLarge { .. } | Event::RecvInvalid { .. }
+            )
+        })
+        .or_else(|| found(|e| matches!(e, Event::Timeout { .. } | Event::Closed)))
+        {
+            return Some(Evidence::of(e));
+        }
+        let sent = &log.entries[since_send?];
+        let mut evidence = Evidence::of(sent);
+        evidence.quote = format!("nothing came back to {}", evidence.quote);
+        Some(evidence)
+    }
+
+    /// Records a note that a verdict judges, quoting `quote` as its evidence (an HTTP exchange
+    /// a check made itself: the note holds the request too, the quote only the response).
+    pub fn note_judged(&self, conn: u32, text: String, quote: &str) {
+        if let Some(seq) = self.record(conn, Event::Note { text }) {
+            self.mark_judged(Some(Evidence {
+                entry: seq,
+                conn,
+                quote: crate::driver::shorten(quote, EVIDENCE_BYTES),
+            }));
+        }
     }
 
     /// Records a received frame; returns its `seq` when kept.
@@ -334,6 +362,10 @@ impl Evidence {
             } => format!("nothing: waited {waited_ms} ms for {waiting_for}"),
             Event::Closed => "the server closed its output".into(),
             Event::Note { text } => crate::driver::shorten(text, EVIDENCE_BYTES),
+            Event::Send { message } | Event::Answer { message } => {
+                crate::driver::preview(message, EVIDENCE_BYTES)
+            }
+            Event::SendRaw { text } => crate::driver::shorten(text, EVIDENCE_BYTES),
             other => crate::driver::shorten(
                 &serde_json::to_string(other).unwrap_or_default(),
                 EVIDENCE_BYTES,
@@ -358,4 +390,44 @@ pub fn clip(text: &str) -> String {
         end -= 1;
     }
     format!("{}… ({} bytes in all)", &text[..end], text.len())
+}
+
+#[cfg(test)]
+mod evidence_tests {
+    use super::*;
+
+    fn recv(rec: &Recorder, message: Value) {
+        rec.record(
+            1,
+            Event::Recv {
+                message,
+                http_status: None,
+            },
+        );
+    }
+
+    #[test]
+    fn a_send_nothing_answered_is_the_evidence_not_an_earlier_reply() {
+        let rec = Recorder::default();
+        rec.record(
+            1,
+            Event::Send {
+                message: serde_json::json!({"id": 1}),
+            },
+        );
+        recv(&rec, serde_json::json!({"id": 1, "result": {}}));
+        rec.mark_judged(rec.last_entry());
+        rec.record(
+            1,
+            Event::SendRaw {
+                text: "[1,2]".into(),
+            },
+        );
+        let evidence = rec.evidence().expect("evidence");
+        assert_eq!(evidence.entry, 3);
+        assert_eq!(evidence.quote, "nothing came back to [1,2]");
+        // A message after the send is what is judged.
+        recv(&rec, serde_json::json!({"error": {"code": -32600}}));
+        assert_eq!(rec.evidence().expect("evidence").entry, 4);
+    }
 }

@@ -572,6 +572,24 @@ fn http_500_without_json() {
         .finish();
 }
 
+#[test]
+fn http_invalid_json_answered_with_an_html_400_is_not_silence() {
+    let server = HttpServer::start("http-html-400", "html-400-on-bad-json", &[]);
+    let f = flags("2", &["--select", "jsonrpc/parse-error/replies-32700"]);
+    let o = run("http-html-400", &f, &server.target(), KILL_AFTER);
+    expect(&o)
+        .code(1)
+        .within(AT_ONCE)
+        .rss_below(RSS_BOUND)
+        .says(&[
+            "expected error -32700, got no JSON-RPC reply: HTTP 400 Bad Request with a \
+             text/html body: <!DOCTYPE html>",
+        ])
+        .server_stopped(server)
+        .finish();
+    assert!(!o.stdout.contains("no reply within"), "{}", o.stdout);
+}
+
 // --- HTTP: silence and slowness --------------------------------------------------------------
 
 #[test]

@@ -76,7 +76,7 @@ async fn exchange(s: &Scenario, req: &Request) -> Result<Answer, Outcome> {
         .unwrap_or("")
         .replace("\r\n", " | ");
     let mut response = client::send(&e, req, deadline).await.map_err(|err| {
-        s.note_judged(format!("{head} -> {err}"));
+        s.note_judged(format!("{head} -> {err}"), &err.to_string());
         Outcome::fail(format!("{} {}: {err}", req.method, e.url()))
     })?;
     let content_type = response.content_type();
@@ -113,7 +113,10 @@ async fn exchange(s: &Scenario, req: &Request) -> Result<Answer, Outcome> {
         json,
         body: String::from_utf8_lossy(&body).into_owned(),
     };
-    s.note_judged(format!("{head} -> {}", answer.describe()));
+    s.note_judged(
+        format!("{head} -> {}", answer.describe()),
+        &answer.describe(),
+    );
     Ok(answer)
 }
 
@@ -875,12 +878,13 @@ async fn streamed(s: &Scenario, steps: u64, delay_ms: u64) -> Result<Streamed, O
         ended: false,
     };
     if !r.is_event_stream() {
-        s.note_judged(format!(
+        let text = format!(
             "POST tools/call {} -> HTTP {} {}",
             names::SLOW_TOOL,
             r.status,
             r.content_type()
-        ));
+        );
+        s.note_judged(text.clone(), &text);
         return Ok(out);
     }
     let mut parser = crate::transport::http::sse::SseParser::new(s.settings().max_message);
@@ -914,14 +918,17 @@ async fn streamed(s: &Scenario, steps: u64, delay_ms: u64) -> Result<Streamed, O
         .iter()
         .map(|e| crate::driver::preview(e, 120))
         .collect();
-    s.note_judged(format!(
+    let text = format!(
         "POST tools/call {} -> HTTP {} text/event-stream, {} events ({}), stream ended: {}",
         names::SLOW_TOOL,
         out.status,
         out.events.len(),
         events.join(" "),
         out.ended
-    ));
+    );
+    // The events first: a request among them is what one SSE check judges.
+    let quote = format!("{} (stream ended: {})", events.join(" "), out.ended);
+    s.note_judged(text, &quote);
     Ok(out)
 }
 

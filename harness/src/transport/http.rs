@@ -288,11 +288,16 @@ async fn exchange(
         j.get("method").and_then(Value::as_str) == Some(crate::protocol::method::INITIALIZE)
     });
     let request_id = posted.as_ref().and_then(id_of_request);
-    // What came instead of a body is said for requests only: a notification's exchange is
-    // judged by its status (HTTP-3), and a missing reply to a request must not read as silence.
+    // A notification's or a response's exchange is judged by its status (HTTP-3). Anything
+    // else expected a JSON-RPC reply: a request, and a body that is not a JSON object at all
+    // (invalid JSON, a batch), so what came instead of one is said, never read as silence.
+    let judged_by_status = posted.as_ref().is_some_and(|j| {
+        let has = |k: &str| j.get(k).is_some();
+        (has("method") && !has("id")) || (!has("method") && (has("result") || has("error")))
+    });
     let request_id = &request_id;
     let fail = |status: u16, why: String| async move {
-        if request_id.is_some() {
+        if request_id.is_some() || !judged_by_status {
             let _ = lines.send(with_failure(status, request_id, &why)).await;
         }
     };
