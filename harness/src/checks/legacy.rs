@@ -467,6 +467,12 @@ async fn batch_accepted_2025_03_26(s: &mut Scenario) -> Verdict {
                     separate = true;
                     answered.extend(m.reply_id().map(ToString::to_string));
                 }
+                // An HTTP answer without a JSON-RPC body is what came, not silence.
+                Err(crate::wire::DecodeError::Http(why)) => {
+                    return Ok(Outcome::fail(format!(
+                        "a 2025-03-26 batch got no JSON-RPC reply: {why} (RPC-10: must be accepted)"
+                    )));
+                }
                 _ => continue,
             },
             Incoming::TimedOut if answered.is_empty() => {
