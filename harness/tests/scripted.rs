@@ -7,7 +7,11 @@
 //!   the stream;
 //! - over stdio, a legacy-only server (`initialize` answered with 2025-06-18, -32601 to modern
 //!   methods): the era-independent `jsonrpc/*` checks run after the handshake (POL-28) and
-//!   judge it.
+//!   judge it;
+//! - over streamable HTTP, a handshake-era server that refuses a request without
+//!   `Mcp-Session-Id` with `400 Bad Request` and a plain-text body, as rmcp does (the 2025-03-26
+//!   transport's SHOULD): an error answer to a request before `initialize` (POL-18), not a
+//!   wrong reply.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -34,9 +38,13 @@ struct Streams {
     closed: AtomicUsize,
 }
 
-/// Reads one request: its head and its `Content-Length` body. `None` on a closed or broken
-/// connection.
+/// Reads one request: its `Content-Length` body. `None` on a closed or broken connection.
 async fn read_request(sock: &mut TcpStream) -> Option<Vec<u8>> {
+    read_request_with_head(sock).await.map(|(_, body)| body)
+}
+
+/// Reads one request: its head (lower-cased) and its `Content-Length` body.
+async fn read_request_with_head(sock: &mut TcpStream) -> Option<(String, Vec<u8>)> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     let head_end = loop {
@@ -62,7 +70,7 @@ async fn read_request(sock: &mut TcpStream) -> Option<Vec<u8>> {
         }
         buf.extend_from_slice(&chunk[..n]);
     }
-    Some(buf[head_end..head_end + length].to_vec())
+    Some((head, buf[head_end..head_end + length].to_vec()))
 }
 
 async fn respond(sock: &mut TcpStream, status: &str, body: &[u8]) {
@@ -328,4 +336,79 @@ async fn jsonrpc_checks_run_on_a_legacy_only_server_after_the_handshake() {
             r.id
         );
     }
+}
+
+/// One connection of a scripted handshake-era HTTP server with sessions: `initialize` opens
+/// session `s1`; any other request without `Mcp-Session-Id: s1` gets, byte for byte,
+/// `HTTP/1.1 400 Bad Request`, `Content-Type: text/plain`, `Bad Request: Session ID is
+/// required`; in the session, `ping` and `tools/list` are served.
+async fn serve_legacy_with_sessions(mut sock: TcpStream) {
+    let Some((head, body)) = read_request_with_head(&mut sock).await else {
+        return;
+    };
+    let msg: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let Some(id) = msg.get("id").cloned() else {
+        return respond(&mut sock, "202 Accepted", b"").await;
+    };
+    let in_session = head.lines().any(|l| l.trim() == "mcp-session-id: s1");
+    let result = match msg.get("method").and_then(Value::as_str) {
+        Some("initialize") => {
+            let reply = json!({"jsonrpc": "2.0", "id": id, "result": {
+                "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                "serverInfo": {"name": "scripted-legacy-http", "version": "0"}}});
+            let body = reply.to_string();
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s1\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = sock.write_all(head.as_bytes()).await;
+            let _ = sock.write_all(body.as_bytes()).await;
+            return;
+        }
+        _ if !in_session => {
+            let body = b"Bad Request: Session ID is required";
+            let head = format!(
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = sock.write_all(head.as_bytes()).await;
+            let _ = sock.write_all(body).await;
+            return;
+        }
+        Some("ping") => json!({}),
+        Some("tools/list") => json!({"tools": []}),
+        _ => {
+            let reply = json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32601, "message": "Method not found"}});
+            return respond(&mut sock, "200 OK", reply.to_string().as_bytes()).await;
+        }
+    };
+    let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
+    respond(&mut sock, "200 OK", reply.to_string().as_bytes()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_less_request_refused_with_a_plain_400_is_an_error_answer_before_initialize() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
+    let server = tokio::spawn(async move {
+        while let Ok((sock, _)) = listener.accept().await {
+            tokio::spawn(serve_legacy_with_sessions(sock));
+        }
+    });
+    let check = mcpspec::checks::by_id("legacy/lifecycle/requests-before-initialize")
+        .expect("the check exists");
+    let target = mcpspec::Target::url(&url).expect("url");
+    let report = common::run(target, &[check], common::options()).await;
+    server.abort();
+    let outcome = &report.results[0].outcome;
+    assert_eq!(outcome.kind, Kind::Pass, "{}", outcome.message);
+    assert_eq!(
+        outcome.message,
+        "tools/list before initialize was refused by the HTTP transport: no JSON-RPC reply: \
+         HTTP 400 Bad Request with a text/plain body: Bad Request: Session ID is required \
+         (POL-18: any error passes)"
+    );
 }

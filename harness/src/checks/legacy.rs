@@ -322,8 +322,21 @@ async fn requests_before_initialize(s: &mut Scenario) -> Verdict {
         )));
     }
     let reply = peer.call(request(method::TOOLS_LIST)).await;
+    // Over HTTP a session-less request is refused by the transport before any JSON-RPC is read
+    // (2025-03-26 transports: SHOULD 400): that is an error answer too (POL-18).
+    let refused = reply.frame().and_then(|f| match (&f.parsed, &f.http) {
+        (Err(crate::wire::DecodeError::Http(_)), Some(h)) if (400..500).contains(&h.status) => {
+            Some(h.status)
+        }
+        _ => None,
+    });
     Ok(match (&reply, reply.error(), reply.result()) {
         (_, Some(e), _) => Outcome::pass(format!("tools/list before initialize: error {}", e.code)),
+        _ if refused.is_some() => Outcome::pass(format!(
+            "tools/list before initialize was refused by the HTTP transport: {} (POL-18: any \
+             error passes)",
+            reply.describe()
+        )),
         (_, _, Some(_)) => {
             Outcome::info("tools/list before initialize was served (LEG-4 leaves it open)")
         }
