@@ -347,14 +347,38 @@ async fn serve_legacy_with_sessions(mut sock: TcpStream) {
         return;
     };
     let msg: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let in_session = head.lines().any(|l| l.trim() == "mcp-session-id: s1");
+    if let (Value::Array(batch), true) = (&msg, in_session) {
+        // A 2025-03-26 batch, answered on one event stream: a priming event (an id, empty
+        // data), then one event per reply (POL-27: every event counts).
+        let mut stream = String::from("id: 0\ndata: \n\n");
+        for (n, request) in batch.iter().enumerate() {
+            let reply = json!({"jsonrpc": "2.0", "id": request["id"], "result": {}});
+            stream.push_str(&format!("id: {}\ndata: {reply}\n\n", n + 1));
+        }
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n",
+            stream.len()
+        );
+        let _ = sock.write_all(head.as_bytes()).await;
+        let _ = sock.write_all(stream.as_bytes()).await;
+        return;
+    }
     let Some(id) = msg.get("id").cloned() else {
         return respond(&mut sock, "202 Accepted", b"").await;
     };
-    let in_session = head.lines().any(|l| l.trim() == "mcp-session-id: s1");
     let result = match msg.get("method").and_then(Value::as_str) {
         Some("initialize") => {
+            let asked = msg
+                .pointer("/params/protocolVersion")
+                .and_then(Value::as_str);
+            let version = match asked {
+                Some(v @ ("2025-03-26" | "2025-06-18")) => v,
+                _ => "2025-06-18",
+            };
             let reply = json!({"jsonrpc": "2.0", "id": id, "result": {
-                "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                "protocolVersion": version, "capabilities": {"tools": {}},
                 "serverInfo": {"name": "scripted-legacy-http", "version": "0"}}});
             let body = reply.to_string();
             let head = format!(
@@ -389,8 +413,8 @@ async fn serve_legacy_with_sessions(mut sock: TcpStream) {
     respond(&mut sock, "200 OK", reply.to_string().as_bytes()).await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_less_request_refused_with_a_plain_400_is_an_error_answer_before_initialize() {
+/// Runs check `id` against the scripted handshake-era HTTP server; returns its outcome.
+async fn against_legacy_http(id: &str) -> mcpspec::Outcome {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
     let server = tokio::spawn(async move {
@@ -398,12 +422,27 @@ async fn a_session_less_request_refused_with_a_plain_400_is_an_error_answer_befo
             tokio::spawn(serve_legacy_with_sessions(sock));
         }
     });
-    let check = mcpspec::checks::by_id("legacy/lifecycle/requests-before-initialize")
-        .expect("the check exists");
+    let check = mcpspec::checks::by_id(id).expect("the check exists");
     let target = mcpspec::Target::url(&url).expect("url");
     let report = common::run(target, &[check], common::options()).await;
     server.abort();
-    let outcome = &report.results[0].outcome;
+    report.results[0].outcome.clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batch_replies_spread_over_the_events_of_one_stream_all_count() {
+    let outcome = against_legacy_http("legacy/batch/accepted-2025-03-26").await;
+    assert_eq!(outcome.kind, Kind::Pass, "{}", outcome.message);
+    assert_eq!(
+        outcome.message,
+        "both batch requests were answered, in separate messages of the response (POL-27)"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_less_request_refused_with_a_plain_400_is_an_error_answer_before_initialize() {
+    let outcome = against_legacy_http("legacy/lifecycle/requests-before-initialize").await;
+    let outcome = &outcome;
     assert_eq!(outcome.kind, Kind::Pass, "{}", outcome.message);
     assert_eq!(
         outcome.message,
@@ -411,4 +450,32 @@ async fn a_session_less_request_refused_with_a_plain_400_is_an_error_answer_befo
          HTTP 400 Bad Request with a text/plain body: Bad Request: Session ID is required \
          (POL-18: any error passes)"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idless_invalid_message_answered_with_an_idless_32600_is_not_a_reply_to_a_notification()
+{
+    let script = common::repo_root().join("fixtures/scripted/legacy_only.py");
+    let target = mcpspec::Target::command("python3")
+        .arg(script.display().to_string())
+        .arg("--reject-invalid-notifications");
+    let checks: Vec<_> = [
+        "jsonrpc/notification/malformed-no-reply",
+        "jsonrpc/notification/no-reply",
+    ]
+    .iter()
+    .map(|id| mcpspec::checks::by_id(id).expect("the check exists"))
+    .collect();
+    let report = common::run(target, &checks, common::options()).await;
+    let verdicts: Vec<String> = report
+        .results
+        .iter()
+        .map(|r| format!("{} {}", r.outcome.kind, r.outcome.message))
+        .collect();
+    assert_eq!(report.results[0].outcome.kind, Kind::Pass, "{verdicts:?}");
+    assert!(
+        report.results[0].outcome.message.contains("-32600"),
+        "{verdicts:?}"
+    );
+    assert_eq!(report.results[1].outcome.kind, Kind::Pass, "{verdicts:?}");
 }
