@@ -373,10 +373,9 @@ async fn serve_legacy_with_sessions(mut sock: TcpStream) {
             let asked = msg
                 .pointer("/params/protocolVersion")
                 .and_then(Value::as_str);
-            let version = match asked {
-                Some(v @ ("2025-03-26" | "2025-06-18")) => v,
-                _ => "2025-06-18",
-            };
+            let version = asked
+                .filter(|v| ["2025-03-26", "2025-06-18"].contains(v))
+                .unwrap_or("2025-06-18");
             let reply = json!({"jsonrpc": "2.0", "id": id, "result": {
                 "protocolVersion": version, "capabilities": {"tools": {}},
                 "serverInfo": {"name": "scripted-legacy-http", "version": "0"}}});
