@@ -20,8 +20,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+pub use crate::text::{preview, seconds, shorten};
 pub use builder::{Outgoing, notification, raw, request};
-pub use reply::{Reply, Unrelated, preview, seconds, shorten};
+pub use reply::{Reply, Unrelated};
 
 use crate::outcome::Era;
 use crate::protocol::{code, method};

@@ -48,6 +48,7 @@ pub mod runner;
 pub mod select;
 pub mod target;
 pub mod testing;
+pub mod text;
 pub mod transcript;
 pub mod transport;
 pub mod wire;

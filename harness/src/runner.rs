@@ -158,7 +158,7 @@ async fn run_one(
         Ok(Ok(o) | Err(o)) => o,
         Err(_) => Outcome::error(format!(
             "timed out: the scenario did not finish within its {} cap",
-            crate::driver::seconds(cap)
+            crate::text::seconds(cap)
         )),
     };
     let outcome = slow_is_not_silent(outcome, &scenario.lates(), scenario.unready_silence());
@@ -200,7 +200,7 @@ pub fn slow_is_not_silent(
         "late ({} ms): the reply to id {} came after its {} wait{}",
         first.latency.as_millis(),
         first.id,
-        crate::driver::seconds(first.waited),
+        crate::text::seconds(first.waited),
         match lates.len() {
             1 => String::new(),
             n => format!(" ({n} late replies in all)"),
@@ -377,7 +377,7 @@ async fn capped<T>(
         Ok(r) => r,
         Err(_) => Err(StartError::new(format!(
             "{PROBE_CAP} {}",
-            crate::driver::seconds(cap)
+            crate::text::seconds(cap)
         ))),
     }
 }

@@ -289,7 +289,7 @@ impl Recorder {
             self.mark_judged(Some(Evidence {
                 entry: seq,
                 conn,
-                quote: crate::driver::shorten(quote, EVIDENCE_BYTES),
+                quote: crate::text::shorten(quote, EVIDENCE_BYTES),
             }));
         }
     }
@@ -352,21 +352,21 @@ impl Evidence {
     /// happened instead (a timeout, a close, an HTTP exchange's note).
     pub fn of(entry: &Entry) -> Evidence {
         let quote = match &entry.event {
-            Event::Recv { message, .. } => crate::driver::preview(message, EVIDENCE_BYTES),
+            Event::Recv { message, .. } => crate::text::preview(message, EVIDENCE_BYTES),
             Event::RecvLarge { text, .. } | Event::RecvInvalid { text, .. } => {
-                crate::driver::shorten(text, EVIDENCE_BYTES)
+                crate::text::shorten(text, EVIDENCE_BYTES)
             }
             Event::Timeout {
                 waited_ms,
                 waiting_for,
             } => format!("nothing: waited {waited_ms} ms for {waiting_for}"),
             Event::Closed => "the server closed its output".into(),
-            Event::Note { text } => crate::driver::shorten(text, EVIDENCE_BYTES),
+            Event::Note { text } => crate::text::shorten(text, EVIDENCE_BYTES),
             Event::Send { message } | Event::Answer { message } => {
-                crate::driver::preview(message, EVIDENCE_BYTES)
+                crate::text::preview(message, EVIDENCE_BYTES)
             }
-            Event::SendRaw { text } => crate::driver::shorten(text, EVIDENCE_BYTES),
-            other => crate::driver::shorten(
+            Event::SendRaw { text } => crate::text::shorten(text, EVIDENCE_BYTES),
+            other => crate::text::shorten(
                 &serde_json::to_string(other).unwrap_or_default(),
                 EVIDENCE_BYTES,
             ),

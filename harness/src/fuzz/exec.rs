@@ -319,10 +319,7 @@ async fn judge_line(
         Err(DecodeError::NotUtf8 { .. } | DecodeError::Json { .. } | DecodeError::Empty) => {
             seen.violation(
                 Oracle::NonMcpOutput,
-                format!(
-                    "stdout line {:?}",
-                    crate::driver::shorten(&frame.text(), 120)
-                ),
+                format!("stdout line {:?}", crate::text::shorten(&frame.text(), 120)),
             );
         }
         // Deeper than the codec parses: no violation can be judged inside it, but its id (read
@@ -344,7 +341,7 @@ async fn judge_line(
         }
         Err(e) => seen.violation(
             Oracle::InvalidReply,
-            format!("{e}: {}", crate::driver::shorten(&frame.text(), 120)),
+            format!("{e}: {}", crate::text::shorten(&frame.text(), 120)),
         ),
         Ok(Message::Batch(items)) => {
             let raw = frame.json.as_ref().and_then(Value::as_array);

@@ -374,7 +374,7 @@ async fn exchange(
                 t if t.is_empty() => "non-JSON".to_owned(),
                 t => t,
             },
-            crate::driver::shorten(String::from_utf8_lossy(&bytes).trim(), 100)
+            crate::text::shorten(String::from_utf8_lossy(&bytes).trim(), 100)
         );
         return fail(status, why).await;
     }
