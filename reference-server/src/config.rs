@@ -1,9 +1,15 @@
-//! What the server is told at start-up: faults, the eras it serves, the probe profile.
+//! What the server is told at start-up: faults, the eras it serves, the probe profile, the HTTP
+//! options. The ground floor, with `protocol` and `error`: read by every layer above.
+//!
+//! Owns [`Config`], the era types and the fault switch list ([`faults`]). May import only
+//! `protocol` and `error`.
+
+pub mod faults;
 
 use std::fmt;
 use std::str::FromStr;
 
-use crate::faults::Faults;
+use self::faults::Faults;
 
 /// Start-up configuration. `Default`: no faults, both eras, no probe profile.
 #[derive(Debug, Clone)]
@@ -15,7 +21,7 @@ pub struct Config {
     /// `mcpspec_log_demo`, `mcpspec_confirm`).
     pub probe_profile: bool,
     /// The streamable HTTP transport's options (`--http`); unused on stdio.
-    pub http: crate::http::HttpOptions,
+    pub http: crate::transport::http::HttpOptions,
 }
 
 impl Default for Config {
@@ -24,7 +30,7 @@ impl Default for Config {
             faults: Faults::none(),
             eras: Eras::Both,
             probe_profile: false,
-            http: crate::http::HttpOptions::default(),
+            http: crate::transport::http::HttpOptions::default(),
         }
     }
 }

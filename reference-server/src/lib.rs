@@ -146,34 +146,14 @@
 
 #![forbid(unsafe_code)]
 
-mod cancellation;
-mod completion;
 pub mod config;
-mod connection;
-mod dispatch;
+mod engine;
+mod eras;
 pub mod error;
-mod fault_state;
-pub mod faults;
-/// Entry points for the cargo-fuzz targets (`fuzz/`) and property tests; not a stable API.
-#[doc(hidden)]
-pub mod fuzzing;
-pub mod http;
-mod legacy;
-mod logging;
-pub mod middleware;
-mod modern;
-mod mrtr;
-mod pagination;
-pub mod probe;
-mod probe_tools;
-mod progress;
-mod prompts;
+mod features;
+mod misbehaviour;
 pub mod protocol;
-mod resources;
-mod scope;
-mod stdio;
-mod subscriptions;
-pub mod tools;
+mod transport;
 pub mod wire;
 
 use std::io;
@@ -181,17 +161,22 @@ use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub use crate::config::faults;
+pub use crate::config::faults::{Fault, Faults};
 pub use crate::config::{Config, Era, Eras};
-pub use crate::connection::Peer;
-pub use crate::error::RpcError;
-pub use crate::faults::{Fault, Faults};
-pub use crate::http::{HttpHandle, HttpOptions, serve_http, spawn_http};
-pub use crate::middleware::{
+pub use crate::engine::connection::Peer;
+pub use crate::engine::middleware;
+pub use crate::engine::middleware::{
     BoxFuture, Ctx, Kind, Middleware, Next, Outcome, from_fn, tracing_middleware,
 };
+pub use crate::error::RpcError;
+pub use crate::features::tools;
+#[doc(hidden)]
+pub use crate::misbehaviour::fuzzing;
+pub use crate::misbehaviour::probe;
+pub use crate::transport::http;
+pub use crate::transport::http::{HttpHandle, HttpOptions, serve_http, spawn_http};
 pub use crate::wire::RequestId;
-
-use crate::protocol::method;
 
 /// Serves newline-delimited JSON-RPC on any byte stream until input EOF (stdio semantics).
 ///
@@ -217,21 +202,7 @@ impl Server {
     /// middlewares (`deadlock-on-initialize`, `silent-deadlock-on-initialize`).
     pub fn new(config: Config) -> Self {
         let mut middleware = vec![tracing_middleware()];
-        if config.probe_profile {
-            middleware.push(probe::probe_middleware());
-        }
-        if config.faults.has(Fault::DeadlockOnInitialize) {
-            middleware.push(from_fn(
-                "fault:deadlock-on-initialize",
-                deadlock_on_initialize,
-            ));
-        }
-        if config.faults.has(Fault::SilentDeadlockOnInitialize) {
-            middleware.push(from_fn(
-                "fault:silent-deadlock-on-initialize",
-                silent_deadlock_on_initialize,
-            ));
-        }
+        middleware.extend(misbehaviour::middleware(&config));
         Self { config, middleware }
     }
 
@@ -269,7 +240,7 @@ impl Server {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let chain: Arc<[Middleware]> = self.middleware.into();
-        stdio::serve(self.config, chain, input, output).await
+        transport::stdio::serve(self.config, chain, input, output).await
     }
 
     /// Serves streamable HTTP on `listener` (see [`http`]) until the future is dropped.
@@ -284,21 +255,4 @@ impl Server {
         let chain: Arc<[Middleware]> = self.middleware.into();
         http::spawn(self.config, chain, listener)
     }
-}
-
-/// `deadlock-on-initialize`: awaits a client reply during `initialize`, which is inline.
-async fn deadlock_on_initialize(ctx: Ctx, next: Next) -> Outcome {
-    if ctx.method == method::INITIALIZE {
-        let _ = ctx.peer().request(method::PING, None).await;
-    }
-    next.run(ctx).await
-}
-
-/// `silent-deadlock-on-initialize`: like an SDK that queues the outbound request behind the
-/// reply it is waiting to finish: the `ping` is never written, and the wait never ends.
-async fn silent_deadlock_on_initialize(ctx: Ctx, next: Next) -> Outcome {
-    if ctx.method == method::INITIALIZE {
-        std::future::pending::<()>().await;
-    }
-    next.run(ctx).await
 }

@@ -9,13 +9,14 @@
 use serde_json::{Value, json};
 
 use crate::config::Eras;
-use crate::connection::Connection;
+use crate::config::faults::Fault;
+use crate::engine::connection::Connection;
+use crate::engine::middleware::{Ctx, Outcome};
+use crate::engine::scope::Scope;
 use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::middleware::{Ctx, Outcome};
+use crate::features::{resources, tools};
+use crate::misbehaviour::probe_tools;
 use crate::protocol::{LOG_LEVELS, code, method, server_info, version};
-use crate::scope::Scope;
-use crate::{probe_tools, resources, tools};
 
 pub(crate) async fn handle(ctx: Ctx) -> Outcome {
     let conn = ctx.conn.clone();
@@ -90,7 +91,7 @@ fn notification(conn: &Connection, ctx: &Ctx) -> Outcome {
         }
         // An in-flight request is stopped; an unknown, finished or malformed one is an error
         // the runner discards unless a fault says otherwise (STDIO-5).
-        method::CANCELLED => crate::cancellation::handle(conn, ctx.params.as_ref()),
+        method::CANCELLED => crate::engine::cancellation::handle(conn, ctx.params.as_ref()),
         _ => Ok(Value::Null),
     }
 }

@@ -16,10 +16,10 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::Era;
+use crate::config::faults::Fault;
+use crate::engine::middleware::{Ctx, Middleware, Next, Outcome, from_fn};
+use crate::eras::modern;
 use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::middleware::{Ctx, Middleware, Next, Outcome, from_fn};
-use crate::modern;
 use crate::protocol::{code, meta, method};
 
 /// The name of the probe middleware on the list.

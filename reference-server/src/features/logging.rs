@@ -8,11 +8,11 @@
 
 use serde_json::{Value, json};
 
-use crate::connection::Connection;
+use crate::config::faults::Fault;
+use crate::engine::connection::Connection;
+use crate::engine::scope::{Scope, notify_later};
 use crate::error::RpcError;
-use crate::faults::Fault;
 use crate::protocol::{LOG_LEVELS, method};
-use crate::scope::{Scope, notify_later};
 
 /// The logger name on every message.
 pub const LOGGER: &str = "mcp-reference-server";

@@ -11,12 +11,12 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::config::faults::Fault;
 use crate::config::{Config, Era};
-use crate::connection::Connection;
-use crate::dispatch;
+use crate::engine::connection::Connection;
+use crate::engine::dispatch;
+use crate::engine::middleware::{BoxFuture, Middleware};
 use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::middleware::{BoxFuture, Middleware};
 use crate::protocol::{MAX_LINE, code, method, version};
 use crate::wire::{self, Encoder, Inbound, Message, Outbound};
 

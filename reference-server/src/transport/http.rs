@@ -76,12 +76,12 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
+use crate::config::faults::Fault;
 use crate::config::{Config, Era, Eras};
-use crate::connection::Connection;
-use crate::dispatch;
+use crate::engine::connection::Connection;
+use crate::engine::dispatch;
+use crate::engine::middleware::{Ctx, Middleware};
 use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::middleware::{Ctx, Middleware};
 use crate::protocol::{code, method};
 use crate::wire::{self, Encoder, Inbound, Message, Outbound, RequestId};
 
@@ -240,7 +240,7 @@ pub(crate) struct Shared {
     /// One probe log for the whole server (modern requests each get a fresh connection).
     probe_log: Arc<Mutex<Vec<Value>>>,
     /// One hub for `subscriptions/listen` streams and their triggers, across requests.
-    subscriptions: Arc<crate::subscriptions::Hub>,
+    subscriptions: Arc<crate::features::subscriptions::Hub>,
     /// One encoder, so that stateful output faults (`stale-reply-id`) span requests.
     encoder: Mutex<Encoder>,
     /// Becomes true when the server is stopping: open SSE streams end.

@@ -23,8 +23,8 @@ use tokio::sync::mpsc;
 use tracing::Instrument;
 
 use crate::config::Era;
-use crate::connection::{Connection, Peer};
-use crate::dispatch;
+use crate::engine::connection::{Connection, Peer};
+use crate::engine::dispatch;
 use crate::error::RpcError;
 use crate::wire::{Outbound, RequestId};
 
@@ -106,7 +106,7 @@ impl Ctx {
 
     /// Sends this request's notifications to `tx` instead of the connection's writer: a
     /// transport that gives each request its own stream (HTTP: the SSE body of the POST)
-    /// forwards what `tx`'s receiver yields, then the reply [`crate::dispatch::run`] returns.
+    /// forwards what `tx`'s receiver yields, then the reply [`crate::engine::dispatch::run`] returns.
     /// A `subscriptions/listen` request streams until the client cancels (drop the future)
     /// or the server ends it (the reply is its completion result).
     #[allow(dead_code)] // the HTTP transport's entry point

@@ -12,9 +12,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::connection::Connection;
+use crate::engine::connection::Connection;
+use crate::engine::middleware::Outcome;
 use crate::error::RpcError;
-use crate::middleware::Outcome;
 
 /// The requests being handled on one connection, by id.
 #[derive(Debug, Default)]

@@ -8,11 +8,11 @@ use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
 use crate::config::Era;
-use crate::connection::Connection;
+use crate::config::faults::Fault;
+use crate::engine::connection::Connection;
+use crate::engine::middleware::Ctx;
 use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::logging::Level;
-use crate::middleware::Ctx;
+use crate::features::logging::Level;
 use crate::protocol::meta;
 use crate::wire::Outbound;
 
@@ -40,7 +40,7 @@ impl Scope {
         let meta_obj = ctx.client_meta.as_ref().unwrap_or(&empty);
         let modern = ctx.era == Some(Era::Modern);
         let log_level = if modern {
-            crate::logging::requested_level(&conn, meta_obj.get(meta::LOG_LEVEL))?
+            crate::features::logging::requested_level(&conn, meta_obj.get(meta::LOG_LEVEL))?
         } else {
             None
         };

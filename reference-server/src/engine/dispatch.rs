@@ -7,12 +7,13 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 
 use crate::config::Era;
-use crate::connection::Connection;
-use crate::faults::Fault;
-use crate::middleware::{Ctx, Middleware, Next, Outcome};
+use crate::config::faults::Fault;
+use crate::engine::cancellation;
+use crate::engine::connection::Connection;
+use crate::engine::middleware::{Ctx, Middleware, Next, Outcome};
+use crate::eras::{legacy, modern};
 use crate::protocol::{meta, method};
 use crate::wire::{Outbound, RequestId};
-use crate::{cancellation, legacy, modern};
 
 /// True if the message announces the modern era: `server/discover`, or a `_meta` carrying the
 /// protocolVersion or clientCapabilities key.

@@ -5,13 +5,14 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::Eras;
-use crate::connection::Connection;
+use crate::config::faults::Fault;
+use crate::engine::connection::Connection;
+use crate::engine::middleware::{Ctx, Outcome};
+use crate::engine::scope::Scope;
 use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::middleware::{Ctx, Outcome};
+use crate::features::{completion, mrtr, pagination, prompts, resources, subscriptions, tools};
+use crate::misbehaviour::probe_tools;
 use crate::protocol::{cache, code, meta, method, server_info, version};
-use crate::scope::Scope;
-use crate::{completion, mrtr, pagination, probe_tools, prompts, resources, subscriptions, tools};
 
 pub(crate) async fn handle(ctx: Ctx) -> Outcome {
     let conn = ctx.conn.clone();
@@ -129,7 +130,7 @@ async fn respond(scope: &Scope, name: &str, params: Option<&Value>) -> Outcome {
 /// an invalid cancellation is an error the runner discards (STDIO-5).
 fn notification(ctx: &Ctx) -> Outcome {
     if ctx.method == method::CANCELLED {
-        return crate::cancellation::handle(&ctx.conn, ctx.params.as_ref());
+        return crate::engine::cancellation::handle(&ctx.conn, ctx.params.as_ref());
     }
     Ok(Value::Null)
 }

@@ -16,12 +16,12 @@ use tokio::task::AbortHandle;
 
 use super::{Shared, empty, header_name, lock, plain, rpc_error, single_header, sse};
 use crate::config::Era;
-use crate::connection::Connection;
-use crate::dispatch;
+use crate::config::faults::Fault;
+use crate::engine::connection::Connection;
+use crate::engine::dispatch;
 use crate::error::RpcError;
-use crate::faults::Fault;
 use crate::protocol::{code, version};
-use crate::stdio;
+use crate::transport::stdio;
 use crate::wire::{self, Inbound, Message, Outbound, RequestId};
 
 /// At most this many live sessions (503 beyond).
