@@ -20,7 +20,7 @@
 //!
 //! # Middleware
 //!
-//! A middleware is a plain `async fn(ctx: Ctx, next: Next) -> Outcome`; `next` is owned and
+//! A middleware is a plain `async fn(ctx: Ctx, next: Next) -> RpcResult`; `next` is owned and
 //! `next.run(ctx).await` runs the rest of the chain. The list is walked outermost-first:
 //! `middleware[0]` is nearest the wire.
 //!
@@ -42,7 +42,7 @@
 //! become messages; client responses go to the server request awaiting them.) Four powers:
 //!
 //! - **observe**: read the [`Ctx`] (method, raw params, id, protocol version, era, client
-//!   `_meta`) and the [`Outcome`] `next` returns, errors included: a handler error flows back
+//!   `_meta`) and the [`RpcResult`] `next` returns, errors included: a handler error flows back
 //!   through `next`, so an outer middleware sees (and can time) failures;
 //! - **refuse**: return `Err` without calling `next`; the error is the reply and the connection
 //!   serves the next message. A refused `initialize` leaves the connection uninitialized, and a
@@ -157,7 +157,6 @@ mod transport;
 pub mod wire;
 
 use std::io;
-use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
@@ -167,7 +166,7 @@ pub use crate::config::{Config, Era, Eras};
 pub use crate::engine::connection::Peer;
 pub use crate::engine::middleware;
 pub use crate::engine::middleware::{
-    BoxFuture, Ctx, Kind, Middleware, Next, Outcome, from_fn, tracing_middleware,
+    BoxFuture, Chain, Ctx, Endpoint, Kind, Middleware, Next, RpcResult, from_fn, tracing_middleware,
 };
 pub use crate::error::RpcError;
 pub use crate::features::tools;
@@ -239,20 +238,20 @@ impl Server {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let chain: Arc<[Middleware]> = self.middleware.into();
+        let chain = Chain::new(self.middleware, eras::endpoint);
         transport::stdio::serve(self.config, chain, input, output).await
     }
 
     /// Serves streamable HTTP on `listener` (see [`http`]) until the future is dropped.
     pub async fn serve_http(self, listener: tokio::net::TcpListener) -> io::Result<()> {
         let (_stop, stop_rx) = tokio::sync::watch::channel(false);
-        let chain: Arc<[Middleware]> = self.middleware.into();
+        let chain = Chain::new(self.middleware, eras::endpoint);
         http::serve(self.config, chain, listener, stop_rx).await
     }
 
     /// Serves streamable HTTP on `listener` in a task; the handle has the address and stops it.
     pub fn spawn_http(self, listener: tokio::net::TcpListener) -> io::Result<HttpHandle> {
-        let chain: Arc<[Middleware]> = self.middleware.into();
+        let chain = Chain::new(self.middleware, eras::endpoint);
         http::spawn(self.config, chain, listener)
     }
 }

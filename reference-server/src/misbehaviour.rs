@@ -17,7 +17,7 @@ pub(crate) mod probe_tools;
 
 use crate::config::Config;
 use crate::config::faults::Fault;
-use crate::engine::middleware::{Ctx, Middleware, Next, Outcome, from_fn};
+use crate::engine::middleware::{Ctx, Middleware, Next, RpcResult, from_fn};
 use crate::protocol::method;
 
 /// The wing's middlewares for `config`, outermost first: the probe (with the probe profile),
@@ -43,7 +43,7 @@ pub(crate) fn middleware(config: &Config) -> Vec<Middleware> {
 }
 
 /// `deadlock-on-initialize`: awaits a client reply during `initialize`, which is inline.
-async fn deadlock_on_initialize(ctx: Ctx, next: Next) -> Outcome {
+async fn deadlock_on_initialize(ctx: Ctx, next: Next) -> RpcResult {
     if ctx.method == method::INITIALIZE {
         let _ = ctx.peer().request(method::PING, None).await;
     }
@@ -52,7 +52,7 @@ async fn deadlock_on_initialize(ctx: Ctx, next: Next) -> Outcome {
 
 /// `silent-deadlock-on-initialize`: like an SDK that queues the outbound request behind the
 /// reply it is waiting to finish: the `ping` is never written, and the wait never ends.
-async fn silent_deadlock_on_initialize(ctx: Ctx, next: Next) -> Outcome {
+async fn silent_deadlock_on_initialize(ctx: Ctx, next: Next) -> RpcResult {
     if ctx.method == method::INITIALIZE {
         std::future::pending::<()>().await;
     }

@@ -13,7 +13,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::engine::connection::Connection;
-use crate::engine::middleware::Outcome;
+use crate::engine::middleware::RpcResult;
 use crate::error::RpcError;
 
 /// The requests being handled on one connection, by id.
@@ -82,7 +82,7 @@ impl Drop for Ticket {
 }
 
 /// `notifications/cancelled` (both eras): stops the named in-flight request.
-pub(crate) fn handle(conn: &Connection, params: Option<&Value>) -> Outcome {
+pub(crate) fn handle(conn: &Connection, params: Option<&Value>) -> RpcResult {
     let id = params
         .and_then(|p| p.get("requestId"))
         .filter(|id| id.is_string() || id.is_i64() || id.is_u64());

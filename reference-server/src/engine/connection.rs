@@ -93,7 +93,6 @@ impl Connection {
 
     /// The same connection, delivering `subscriptions/listen` triggers to (and from) `hub`:
     /// a transport with one [`Connection`] per request (HTTP) shares one hub between them.
-    #[allow(dead_code)] // the HTTP transport's entry point
     pub(crate) fn with_subscriptions(
         mut self,
         hub: Arc<crate::features::subscriptions::Hub>,

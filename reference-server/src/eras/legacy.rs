@@ -11,14 +11,14 @@ use serde_json::{Value, json};
 use crate::config::Eras;
 use crate::config::faults::Fault;
 use crate::engine::connection::Connection;
-use crate::engine::middleware::{Ctx, Outcome};
+use crate::engine::middleware::{Ctx, RpcResult};
 use crate::engine::scope::Scope;
 use crate::error::RpcError;
 use crate::features::{resources, tools};
 use crate::misbehaviour::probe_tools;
 use crate::protocol::{LOG_LEVELS, code, method, server_info, version};
 
-pub(crate) async fn handle(ctx: Ctx) -> Outcome {
+pub(crate) async fn handle(ctx: Ctx) -> RpcResult {
     let conn = ctx.conn.clone();
     if ctx.id.is_none() {
         return notification(&conn, &ctx);
@@ -73,7 +73,7 @@ pub(crate) async fn handle(ctx: Ctx) -> Outcome {
     }
 }
 
-fn notification(conn: &Connection, ctx: &Ctx) -> Outcome {
+fn notification(conn: &Connection, ctx: &Ctx) -> RpcResult {
     match ctx.method.as_str() {
         method::INITIALIZED => {
             if conn.mark_initialized() {
@@ -96,7 +96,7 @@ fn notification(conn: &Connection, ctx: &Ctx) -> Outcome {
     }
 }
 
-fn ping(conn: &Connection) -> Outcome {
+fn ping(conn: &Connection) -> RpcResult {
     if conn.has(Fault::NoPing) {
         return Err(conn.method_not_found(method::PING));
     }
@@ -104,7 +104,7 @@ fn ping(conn: &Connection) -> Outcome {
 }
 
 /// LEG-1, LEG-2: answers the handshake and stages the negotiated version.
-fn initialize(conn: &Connection, ctx: &Ctx) -> Outcome {
+fn initialize(conn: &Connection, ctx: &Ctx) -> RpcResult {
     if conn.config.eras == Eras::Modern {
         // Not reachable: a modern-only server routes everything to the modern era.
         return Err(conn.method_not_found(method::INITIALIZE));

@@ -80,7 +80,7 @@ use crate::config::faults::Fault;
 use crate::config::{Config, Era, Eras};
 use crate::engine::connection::Connection;
 use crate::engine::dispatch;
-use crate::engine::middleware::{Ctx, Middleware};
+use crate::engine::middleware::{Chain, Ctx};
 use crate::error::RpcError;
 use crate::protocol::{code, method};
 use crate::wire::{self, Encoder, Inbound, Message, Outbound, RequestId};
@@ -192,7 +192,7 @@ pub fn spawn_http(config: Config, listener: TcpListener) -> io::Result<HttpHandl
 
 pub(crate) async fn serve(
     config: Config,
-    chain: Arc<[Middleware]>,
+    chain: Chain,
     listener: TcpListener,
     stop: watch::Receiver<bool>,
 ) -> io::Result<()> {
@@ -217,11 +217,7 @@ pub(crate) async fn serve(
         .await
 }
 
-pub(crate) fn spawn(
-    config: Config,
-    chain: Arc<[Middleware]>,
-    listener: TcpListener,
-) -> io::Result<HttpHandle> {
+pub(crate) fn spawn(config: Config, chain: Chain, listener: TcpListener) -> io::Result<HttpHandle> {
     let addr = listener.local_addr()?;
     let (stop, stop_rx) = watch::channel(false);
     let task = tokio::spawn(serve(config, chain, listener, stop_rx));
@@ -235,7 +231,7 @@ pub(crate) fn spawn(
 /// State shared by every request of one server.
 pub(crate) struct Shared {
     config: Config,
-    chain: Arc<[Middleware]>,
+    chain: Chain,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     /// One probe log for the whole server (modern requests each get a fresh connection).
     probe_log: Arc<Mutex<Vec<Value>>>,

@@ -139,7 +139,11 @@ impl Session {
 
     /// Runs one request through the chain in a detached task (a client going away does not
     /// cancel it, LEG-11) and returns its reply, if any.
-    async fn call(self: &Arc<Self>, shared: &Arc<Shared>, ctx: crate::Ctx) -> Option<Outbound> {
+    async fn call(
+        self: &Arc<Self>,
+        shared: &Arc<Shared>,
+        ctx: crate::engine::middleware::Ctx,
+    ) -> Option<Outbound> {
         let id = ctx.id.as_ref().map(|id| id.as_json().to_string());
         let waiter = id.as_ref().map(|key| {
             let (tx, rx) = oneshot::channel();
