@@ -174,7 +174,7 @@ pub use crate::features::tools;
 pub use crate::misbehaviour::fuzzing;
 pub use crate::misbehaviour::probe;
 pub use crate::transport::http;
-pub use crate::transport::http::{HttpHandle, HttpOptions, serve_http, spawn_http};
+pub use crate::transport::http::{HttpHandle, HttpOptions};
 pub use crate::wire::RequestId;
 
 /// Serves newline-delimited JSON-RPC on any byte stream until input EOF (stdio semantics).
@@ -187,6 +187,17 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     Server::new(config).serve(input, output).await
+}
+
+/// Serves streamable HTTP on `listener` with [`Server::new`]'s middleware until the
+/// future is dropped.
+pub async fn serve_http(config: Config, listener: tokio::net::TcpListener) -> io::Result<()> {
+    Server::new(config).serve_http(listener).await
+}
+
+/// Starts serving on `listener` in a task; see [`HttpHandle`].
+pub fn spawn_http(config: Config, listener: tokio::net::TcpListener) -> io::Result<HttpHandle> {
+    Server::new(config).spawn_http(listener)
 }
 
 /// A configured server with its middleware list.

@@ -39,7 +39,7 @@ pub(crate) struct Connection {
     probe_log: Arc<Mutex<Vec<Value>>>,
     exit_requested: AtomicBool,
     /// Requests being handled, so `notifications/cancelled` can stop them (STDIO-4).
-    pub(crate) inflight: crate::engine::cancellation::Registry,
+    pub(crate) inflight: Arc<crate::engine::cancellation::Registry>,
     /// Open `subscriptions/listen` streams; shareable between connections (HTTP).
     pub(crate) subscriptions: Arc<crate::features::subscriptions::Hub>,
     /// State that only faults read (the modern era keeps none otherwise, META-3).
@@ -73,7 +73,7 @@ impl Connection {
             next_server_id: AtomicU64::new(1),
             probe_log: Arc::new(Mutex::new(Vec::new())),
             exit_requested: AtomicBool::new(false),
-            inflight: crate::engine::cancellation::Registry::default(),
+            inflight: Arc::default(),
             subscriptions: Arc::default(),
             fault_state: crate::engine::fault_state::FaultState::default(),
             over_http: false,

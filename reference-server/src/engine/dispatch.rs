@@ -87,7 +87,7 @@ pub(crate) async fn run(conn: Arc<Connection>, chain: Chain, ctx: Ctx) -> Option
     let ticket = id
         .as_ref()
         .filter(|_| !conn.has(Fault::ReplyAfterCancel))
-        .map(|id| cancellation::Ticket::new(&conn, id.as_json()));
+        .map(|id| cancellation::Ticket::new(&conn.inflight, id.as_json()));
     let outcome = match ticket {
         Some(mut ticket) => tokio::select! {
             outcome = Next::start(chain).run(ctx) => outcome,

@@ -91,7 +91,9 @@ fn notification(conn: &Connection, ctx: &Ctx) -> RpcResult {
         }
         // An in-flight request is stopped; an unknown, finished or malformed one is an error
         // the runner discards unless a fault says otherwise (STDIO-5).
-        method::CANCELLED => crate::engine::cancellation::handle(conn, ctx.params.as_ref()),
+        method::CANCELLED => {
+            crate::engine::cancellation::handle(&conn.inflight, ctx.params.as_ref())
+        }
         _ => Ok(Value::Null),
     }
 }

@@ -130,7 +130,7 @@ async fn respond(scope: &Scope, name: &str, params: Option<&Value>) -> RpcResult
 /// an invalid cancellation is an error the runner discards (STDIO-5).
 fn notification(ctx: &Ctx) -> RpcResult {
     if ctx.method == method::CANCELLED {
-        return crate::engine::cancellation::handle(&ctx.conn, ctx.params.as_ref());
+        return crate::engine::cancellation::handle(&ctx.conn.inflight, ctx.params.as_ref());
     }
     Ok(Value::Null)
 }

@@ -91,7 +91,7 @@ use session::Session;
 /// The endpoint path.
 pub const ENDPOINT: &str = "/mcp";
 /// The default request body limit (4 MiB).
-pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
+pub use crate::config::{DEFAULT_MAX_BODY, HttpOptions};
 
 /// Header names, lower case (HTTP header names are case-insensitive).
 pub mod header_name {
@@ -102,37 +102,6 @@ pub mod header_name {
     /// The prefix of the `x-mcp-header` parameter headers (`Mcp-Param-{Name}`).
     pub const PARAM_PREFIX: &str = "mcp-param-";
     pub const ACCEL_BUFFERING: &str = "x-accel-buffering";
-}
-
-/// What the HTTP transport is told at start-up (part of [`Config`]).
-#[derive(Debug, Clone)]
-pub struct HttpOptions {
-    /// Origins accepted besides loopback ones, compared exactly (ASCII case-insensitive):
-    /// `https://app.example`.
-    pub allowed_origins: Vec<String>,
-    /// `Host` values accepted besides loopback ones: `example.test` (any port) or
-    /// `example.test:8080`.
-    pub allowed_hosts: Vec<String>,
-    /// The request body limit in bytes (413 beyond).
-    pub max_body: usize,
-    /// Answer every request POST as a `text/event-stream` (servers may), not only when the
-    /// handler streams: lets a client exercise its SSE path.
-    pub sse: bool,
-    /// List the `route` tool, whose arguments carry `x-mcp-header` annotations (HTTP-11). Off
-    /// by default so that the tool list stays as it was.
-    pub header_tool: bool,
-}
-
-impl Default for HttpOptions {
-    fn default() -> Self {
-        Self {
-            allowed_origins: Vec::new(),
-            allowed_hosts: Vec::new(),
-            max_body: DEFAULT_MAX_BODY,
-            sse: false,
-            header_tool: false,
-        }
-    }
 }
 
 /// A running HTTP server: its address, and a way to stop it. Dropping the handle stops it too.
@@ -177,17 +146,6 @@ impl Drop for HttpHandle {
             task.abort();
         }
     }
-}
-
-/// Serves streamable HTTP on `listener` with [`crate::Server::new`]'s middleware until the
-/// future is dropped.
-pub async fn serve_http(config: Config, listener: TcpListener) -> io::Result<()> {
-    crate::Server::new(config).serve_http(listener).await
-}
-
-/// Starts serving on `listener` in a task; see [`HttpHandle`].
-pub fn spawn_http(config: Config, listener: TcpListener) -> io::Result<HttpHandle> {
-    crate::Server::new(config).spawn_http(listener)
 }
 
 pub(crate) async fn serve(
