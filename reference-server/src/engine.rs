@@ -8,7 +8,8 @@
 //!
 //! May import: the ground floor (`protocol`, `error`, `config`) and the codec (`wire`). Never
 //! an era, a feature, a transport or the misbehaviour wing: the chain's endpoint (the eras) is
-//! passed in by whoever builds the chain.
+//! passed in by whoever builds the chain. (Not there yet: `connection` still holds the
+//! feature's subscription `Hub`; issue 15.)
 
 pub(crate) mod cancellation;
 pub(crate) mod connection;

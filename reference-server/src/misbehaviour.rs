@@ -4,7 +4,8 @@
 //!
 //! The switches themselves ([`Fault`](crate::config::faults::Fault)) are configuration on the
 //! ground floor: the rest of the server consults them through the one narrow interface
-//! `Faults::has`, and never imports this wing.
+//! `Faults::has`, and never imports this wing. (Not there yet: `tools/call` and `tools/list`
+//! still reach [`probe_tools`] directly from the eras and `features::tools`; issue 15.)
 //!
 //! May import anything below it: the eras, the features, the core, the codec and the ground
 //! floor; [`fuzzing`] also drives the whole server through the crate root.
