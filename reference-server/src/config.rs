@@ -1,9 +1,15 @@
-//! What the server is told at start-up: faults, the eras it serves, the probe profile.
+//! What the server is told at start-up: faults, the eras it serves, the probe profile, the HTTP
+//! options. The ground floor, with `protocol` and `error`: read by every layer above.
+//!
+//! Owns [`Config`], the era types and the fault switch list ([`faults`]). May import only
+//! `protocol` and `error`.
+
+pub mod faults;
 
 use std::fmt;
 use std::str::FromStr;
 
-use crate::faults::Faults;
+use self::faults::Faults;
 
 /// Start-up configuration. `Default`: no faults, both eras, no probe profile.
 #[derive(Debug, Clone)]
@@ -15,7 +21,7 @@ pub struct Config {
     /// `mcpspec_log_demo`, `mcpspec_confirm`).
     pub probe_profile: bool,
     /// The streamable HTTP transport's options (`--http`); unused on stdio.
-    pub http: crate::http::HttpOptions,
+    pub http: HttpOptions,
 }
 
 impl Default for Config {
@@ -24,7 +30,7 @@ impl Default for Config {
             faults: Faults::none(),
             eras: Eras::Both,
             probe_profile: false,
-            http: crate::http::HttpOptions::default(),
+            http: HttpOptions::default(),
         }
     }
 }
@@ -79,6 +85,40 @@ impl Era {
         match self {
             Era::Modern => "modern",
             Era::Legacy => "legacy",
+        }
+    }
+}
+
+/// The HTTP transport's default request body limit (4 MiB).
+pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
+
+/// What the HTTP transport is told at start-up (part of [`Config`]; read by `crate::transport::http`).
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// Origins accepted besides loopback ones, compared exactly (ASCII case-insensitive):
+    /// `https://app.example`.
+    pub allowed_origins: Vec<String>,
+    /// `Host` values accepted besides loopback ones: `example.test` (any port) or
+    /// `example.test:8080`.
+    pub allowed_hosts: Vec<String>,
+    /// The request body limit in bytes (413 beyond).
+    pub max_body: usize,
+    /// Answer every request POST as a `text/event-stream` (servers may), not only when the
+    /// handler streams: lets a client exercise its SSE path.
+    pub sse: bool,
+    /// List the `route` tool, whose arguments carry `x-mcp-header` annotations (HTTP-11). Off
+    /// by default so that the tool list stays as it was.
+    pub header_tool: bool,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            max_body: DEFAULT_MAX_BODY,
+            sse: false,
+            header_tool: false,
         }
     }
 }

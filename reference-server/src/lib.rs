@@ -20,7 +20,7 @@
 //!
 //! # Middleware
 //!
-//! A middleware is a plain `async fn(ctx: Ctx, next: Next) -> Outcome`; `next` is owned and
+//! A middleware is a plain `async fn(ctx: Ctx, next: Next) -> RpcResult`; `next` is owned and
 //! `next.run(ctx).await` runs the rest of the chain. The list is walked outermost-first:
 //! `middleware[0]` is nearest the wire.
 //!
@@ -42,7 +42,7 @@
 //! become messages; client responses go to the server request awaiting them.) Four powers:
 //!
 //! - **observe**: read the [`Ctx`] (method, raw params, id, protocol version, era, client
-//!   `_meta`) and the [`Outcome`] `next` returns, errors included: a handler error flows back
+//!   `_meta`) and the [`RpcResult`] `next` returns, errors included: a handler error flows back
 //!   through `next`, so an outer middleware sees (and can time) failures;
 //! - **refuse**: return `Err` without calling `next`; the error is the reply and the connection
 //!   serves the next message. A refused `initialize` leaves the connection uninitialized, and a
@@ -146,52 +146,36 @@
 
 #![forbid(unsafe_code)]
 
-mod cancellation;
-mod completion;
 pub mod config;
-mod connection;
-mod dispatch;
+mod engine;
+mod eras;
 pub mod error;
-mod fault_state;
-pub mod faults;
-/// Entry points for the cargo-fuzz targets (`fuzz/`) and property tests; not a stable API.
-#[doc(hidden)]
-pub mod fuzzing;
-pub mod http;
-mod legacy;
-mod logging;
-pub mod middleware;
-mod modern;
-mod mrtr;
-mod pagination;
-pub mod probe;
-mod probe_tools;
-mod progress;
-mod prompts;
+mod features;
+mod misbehaviour;
 pub mod protocol;
-mod resources;
-mod scope;
-mod stdio;
-mod subscriptions;
-pub mod tools;
+mod transport;
 pub mod wire;
 
 use std::io;
-use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub use crate::config::faults;
+pub use crate::config::faults::{Fault, Faults};
 pub use crate::config::{Config, Era, Eras};
-pub use crate::connection::Peer;
-pub use crate::error::RpcError;
-pub use crate::faults::{Fault, Faults};
-pub use crate::http::{HttpHandle, HttpOptions, serve_http, spawn_http};
-pub use crate::middleware::{
-    BoxFuture, Ctx, Kind, Middleware, Next, Outcome, from_fn, tracing_middleware,
+pub use crate::engine::connection::Peer;
+pub use crate::engine::middleware;
+pub use crate::engine::middleware::{
+    BoxFuture, Chain, Ctx, Endpoint, Kind, Middleware, Next, RpcResult, from_fn, tracing_middleware,
 };
+pub use crate::error::RpcError;
+pub use crate::features::tools;
+#[doc(hidden)]
+pub use crate::misbehaviour::fuzzing;
+pub use crate::misbehaviour::probe;
+pub use crate::transport::http;
+pub use crate::transport::http::{HttpHandle, HttpOptions};
 pub use crate::wire::RequestId;
-
-use crate::protocol::method;
 
 /// Serves newline-delimited JSON-RPC on any byte stream until input EOF (stdio semantics).
 ///
@@ -203,6 +187,17 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     Server::new(config).serve(input, output).await
+}
+
+/// Serves streamable HTTP on `listener` with [`Server::new`]'s middleware until the
+/// future is dropped.
+pub async fn serve_http(config: Config, listener: tokio::net::TcpListener) -> io::Result<()> {
+    Server::new(config).serve_http(listener).await
+}
+
+/// Starts serving on `listener` in a task; see [`HttpHandle`].
+pub fn spawn_http(config: Config, listener: tokio::net::TcpListener) -> io::Result<HttpHandle> {
+    Server::new(config).spawn_http(listener)
 }
 
 /// A configured server with its middleware list.
@@ -217,21 +212,7 @@ impl Server {
     /// middlewares (`deadlock-on-initialize`, `silent-deadlock-on-initialize`).
     pub fn new(config: Config) -> Self {
         let mut middleware = vec![tracing_middleware()];
-        if config.probe_profile {
-            middleware.push(probe::probe_middleware());
-        }
-        if config.faults.has(Fault::DeadlockOnInitialize) {
-            middleware.push(from_fn(
-                "fault:deadlock-on-initialize",
-                deadlock_on_initialize,
-            ));
-        }
-        if config.faults.has(Fault::SilentDeadlockOnInitialize) {
-            middleware.push(from_fn(
-                "fault:silent-deadlock-on-initialize",
-                silent_deadlock_on_initialize,
-            ));
-        }
+        middleware.extend(misbehaviour::middleware(&config));
         Self { config, middleware }
     }
 
@@ -268,37 +249,20 @@ impl Server {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let chain: Arc<[Middleware]> = self.middleware.into();
-        stdio::serve(self.config, chain, input, output).await
+        let chain = Chain::new(self.middleware, eras::endpoint);
+        transport::stdio::serve(self.config, chain, input, output).await
     }
 
     /// Serves streamable HTTP on `listener` (see [`http`]) until the future is dropped.
     pub async fn serve_http(self, listener: tokio::net::TcpListener) -> io::Result<()> {
         let (_stop, stop_rx) = tokio::sync::watch::channel(false);
-        let chain: Arc<[Middleware]> = self.middleware.into();
+        let chain = Chain::new(self.middleware, eras::endpoint);
         http::serve(self.config, chain, listener, stop_rx).await
     }
 
     /// Serves streamable HTTP on `listener` in a task; the handle has the address and stops it.
     pub fn spawn_http(self, listener: tokio::net::TcpListener) -> io::Result<HttpHandle> {
-        let chain: Arc<[Middleware]> = self.middleware.into();
+        let chain = Chain::new(self.middleware, eras::endpoint);
         http::spawn(self.config, chain, listener)
     }
-}
-
-/// `deadlock-on-initialize`: awaits a client reply during `initialize`, which is inline.
-async fn deadlock_on_initialize(ctx: Ctx, next: Next) -> Outcome {
-    if ctx.method == method::INITIALIZE {
-        let _ = ctx.peer().request(method::PING, None).await;
-    }
-    next.run(ctx).await
-}
-
-/// `silent-deadlock-on-initialize`: like an SDK that queues the outbound request behind the
-/// reply it is waiting to finish: the `ping` is never written, and the wait never ends.
-async fn silent_deadlock_on_initialize(ctx: Ctx, next: Next) -> Outcome {
-    if ctx.method == method::INITIALIZE {
-        std::future::pending::<()>().await;
-    }
-    next.run(ctx).await
 }

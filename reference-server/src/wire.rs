@@ -16,8 +16,8 @@ use std::fmt;
 
 use serde_json::{Map, Value, json};
 
+use crate::config::faults::{Fault, Faults};
 use crate::error::RpcError;
-use crate::faults::{Fault, Faults};
 use crate::protocol::code;
 
 /// A request id as the client sent it (a string or an integer; `null` only under a fault).

@@ -30,8 +30,152 @@ async fn modern_client(faults: &[Fault]) -> Client {
     c
 }
 
-/// Asserts the violation `fault` is documented to cause.
+/// Asserts the violation `fault` is documented to cause (one function per area below).
 async fn demonstrate(fault: Fault) {
+    match fault {
+        Fault::ParseErrorSilent
+        | Fault::ParseErrorWrongCode
+        | Fault::ParseErrorIdZero
+        | Fault::ExitOnParseError
+        | Fault::InvalidRequestWrongCode
+        | Fault::AcceptAnyJsonrpcVersion
+        | Fault::ProcessBatches
+        | Fault::NullIdAnswered
+        | Fault::IdAsNumber
+        | Fault::IdAsString
+        | Fault::ReplyToNotifications
+        | Fault::ResultToInvalidMessage
+        | Fault::UnknownMethodWrongCode
+        | Fault::UnknownMethodCode32000
+        | Fault::UnknownMethodCode32050
+        | Fault::InvalidParamsInternalError
+        | Fault::WrongJsonrpcVersionOut
+        | Fault::ResultAndError
+        | Fault::StaleReplyId => demonstrate_jsonrpc(fault).await,
+        Fault::PrettyPrint | Fault::LogToStdout | Fault::ModernSendsPing | Fault::IgnoreEof => {
+            demonstrate_stdio(fault).await
+        }
+        Fault::NoDiscover
+        | Fault::DiscoverBadShape
+        | Fault::DiscoverNoCacheHints
+        | Fault::ServerInfoTopLevel
+        | Fault::DiscoverIgnoresEnvelope
+        | Fault::NoResultType
+        | Fault::EnvelopeOptional
+        | Fault::EnvelopeLessServedAsModern
+        | Fault::EnvelopeLessReadAsLegacy
+        | Fault::RequireClientInfo
+        | Fault::VersionErrorWrongCode
+        | Fault::VersionErrorDraftCode
+        | Fault::VersionErrorBadData
+        | Fault::AcceptUnknownVersion
+        | Fault::RequireDiscoverFirst
+        | Fault::ServeRemovedMethods
+        | Fault::ModernInitializeInternalError => demonstrate_modern(fault).await,
+        Fault::UnknownToolAsResult | Fault::ToolErrorAsProtocolError | Fault::UndeclaredTools => {
+            demonstrate_tools(fault).await
+        }
+        Fault::InitializeBadShape
+        | Fault::InitializeWrongVersion
+        | Fault::InitializeErrorOnUnknownVersion
+        | Fault::InitializeInternalErrorOnUnknownVersion
+        | Fault::ReplyToInitialized
+        | Fault::RootsBeforeInitialized
+        | Fault::LegacyWrongCapabilities
+        | Fault::NoPing
+        | Fault::AnswerInvalidCancellation
+        | Fault::ReuseServerRequestIds
+        | Fault::RejectBatches20250326
+        | Fault::SilentBeforeInitialize
+        | Fault::ModernInitializeNoVersions => demonstrate_legacy(fault).await,
+        Fault::DeadlockOnInitialize
+        | Fault::SilentDeadlockOnInitialize
+        | Fault::SlowStart
+        | Fault::CrashOnInitialize
+        | Fault::InitializeNotInline => demonstrate_inline_initialize(fault).await,
+        Fault::ProbeRefuseIgnored
+        | Fault::ProbeRefuseCloses
+        | Fault::ProbeRewriteIgnored
+        | Fault::ProbeAnswerStamped
+        | Fault::ProbeNotificationAnswered
+        | Fault::ProbeLogBlind
+        | Fault::VetoCommitsInitialize => demonstrate_probe_profile(fault).await,
+        Fault::PanicOnDunderArgument
+        | Fault::ReplyTwice
+        | Fault::StdoutDebugOnCursor
+        | Fault::HangOnNegativeId => demonstrate_planted(fault).await,
+        Fault::HttpPost405
+        | Fault::HttpNoOriginCheck
+        | Fault::HttpNoHostCheck
+        | Fault::HttpNoBodyLimit
+        | Fault::HttpNotification200Body
+        | Fault::HttpJsonWrongContentType
+        | Fault::HttpVersionHeaderMismatchAccepted
+        | Fault::HttpMissingVersionHeaderAccepted
+        | Fault::HttpUnknownMethod200
+        | Fault::HttpHeaderMismatchAccepted
+        | Fault::HttpHeaderErrorWrongCode
+        | Fault::HttpMethodHeaderCaseInsensitive
+        | Fault::HttpNoBase64Decoding
+        | Fault::HttpParamHeaderNotChecked
+        | Fault::HttpSseServerRequest
+        | Fault::HttpSseNoTerminate
+        | Fault::HttpCloseNotCancellation
+        | Fault::HttpMintsSessionIdModern
+        | Fault::HttpModernGet200
+        | Fault::HttpVersionErrorStatus200
+        | Fault::HttpLegacyVersionHeaderIgnored
+        | Fault::HttpLegacySessionIdInvalidChars
+        | Fault::HttpLegacyTerminatedSession200
+        | Fault::HttpLegacyGet200Json
+        | Fault::HttpLegacyNotification200
+        | Fault::HttpLegacyEventIdReused => demonstrate_http(fault).await,
+        Fault::ListenNoAck
+        | Fault::ListenAckLate
+        | Fault::ListenWrongSubscriptionId
+        | Fault::ListenIdTypeChanged
+        | Fault::ListenUnrequestedTypes
+        | Fault::ListenLogOnStream
+        | Fault::ListenNoListChanged
+        | Fault::ListenNoTeardown
+        | Fault::ListenAfterCancel
+        | Fault::ListenCancelEndsAll
+        | Fault::ListenCancelledByServerForRequest => demonstrate_subscriptions(fault).await,
+        Fault::LogWithoutLevel
+        | Fault::LogBelowLevel
+        | Fault::LogAfterReply
+        | Fault::NoLoggingCapability
+        | Fault::InvalidLogLevelAccepted => demonstrate_logging(fault).await,
+        Fault::ProgressWithoutToken
+        | Fault::ProgressNotIncreasing
+        | Fault::ProgressAfterReply
+        | Fault::ReplyAfterCancel => demonstrate_progress(fault).await,
+        Fault::CacheHintsMissingOnList
+        | Fault::CacheHintsMissingOnRead
+        | Fault::CacheScopeVariesByPage
+        | Fault::CacheHintsOnInputRequired
+        | Fault::ListVariesPerConnection
+        | Fault::ListOrderRandom
+        | Fault::ResourceNotFound32002
+        | Fault::ResourceNotFoundEmptyContents
+        | Fault::InvalidCursorAccepted
+        | Fault::UnknownPromptResult
+        | Fault::PromptMissingArgumentAccepted
+        | Fault::UndeclaredPrompts => demonstrate_lists(fault).await,
+        Fault::InputRequiredOnList
+        | Fault::InputRequiredNoRequests
+        | Fault::InputRequestWrongMethod
+        | Fault::InputRequestsUndeclaredCapability
+        | Fault::RequestStateNotVerified
+        | Fault::MissingInputResponsesError
+        | Fault::MissingCapabilityWrongShape
+        | Fault::MissingCapabilityWrongCode
+        | Fault::CapabilityFromPreviousRequest => demonstrate_mrtr(fault).await,
+    }
+}
+
+/// JSON-RPC: parse errors, invalid requests, batches, ids, notifications, error codes.
+async fn demonstrate_jsonrpc(fault: Fault) {
     let f = &[fault];
     match fault {
         Fault::ParseErrorSilent => {
@@ -134,6 +278,14 @@ async fn demonstrate(fault: Fault) {
             assert_eq!(c.call(modern(1, "tools/list", json!({}))).await["id"], 1);
             assert_eq!(c.call(modern(2, "tools/list", json!({}))).await["id"], 1);
         }
+        other => unreachable!("not a jsonrpc fault: {other:?}"),
+    }
+}
+
+/// Stdio framing and the stream: one line per message, nothing but MCP on stdout, EOF.
+async fn demonstrate_stdio(fault: Fault) {
+    let f = &[fault];
+    match fault {
         Fault::PrettyPrint => {
             let mut c = start(config(f));
             c.send(modern(1, "tools/list", json!({}))).await;
@@ -159,6 +311,14 @@ async fn demonstrate(fault: Fault) {
                 tokio::time::timeout(std::time::Duration::from_secs(30), &mut c.task).await;
             assert!(waited.is_err(), "the server stopped at EOF");
         }
+        other => unreachable!("not a stdio fault: {other:?}"),
+    }
+}
+
+/// The modern era: `server/discover`, the `_meta` envelope, version errors, removed methods.
+async fn demonstrate_modern(fault: Fault) {
+    let f = &[fault];
+    match fault {
         Fault::NoDiscover => {
             let mut c = start(config(f));
             assert_eq!(
@@ -255,6 +415,14 @@ async fn demonstrate(fault: Fault) {
                 -32603
             );
         }
+        other => unreachable!("not a modern fault: {other:?}"),
+    }
+}
+
+/// Tools: unknown tools, tool errors, the undeclared capability.
+async fn demonstrate_tools(fault: Fault) {
+    let f = &[fault];
+    match fault {
         Fault::UnknownToolAsResult => {
             let mut c = start(config(f));
             let reply = c
@@ -280,6 +448,14 @@ async fn demonstrate(fault: Fault) {
                     .is_none()
             );
         }
+        other => unreachable!("not a tools fault: {other:?}"),
+    }
+}
+
+/// The legacy era: the `initialize` handshake, server->client requests, batches, era locks.
+async fn demonstrate_legacy(fault: Fault) {
+    let f = &[fault];
+    match fault {
         Fault::InitializeBadShape => {
             let mut c = start(config(f));
             let r = c.call(initialize(1, "2025-06-18", "t")).await["result"].clone();
@@ -377,6 +553,14 @@ async fn demonstrate(fault: Fault) {
             assert_eq!(error_code(&reply), -32601);
             assert!(reply["error"].get("data").is_none());
         }
+        other => unreachable!("not a legacy fault: {other:?}"),
+    }
+}
+
+/// Inline `initialize`: deadlocks, slow starts, crashes.
+async fn demonstrate_inline_initialize(fault: Fault) {
+    let f = &[fault];
+    match fault {
         Fault::DeadlockOnInitialize => {
             let mut c = start(config(f));
             assert_eq!(
@@ -424,6 +608,14 @@ async fn demonstrate(fault: Fault) {
                 .await;
             assert_eq!(c.recv().await["result"]["protocolVersion"], "2025-06-18");
         }
+        other => unreachable!("not a inline_initialize fault: {other:?}"),
+    }
+}
+
+/// The probe profile: the four middleware powers and the probe log.
+async fn demonstrate_probe_profile(fault: Fault) {
+    let f = &[fault];
+    match fault {
         Fault::ProbeRefuseIgnored => {
             let mut c = start(probe_config(f));
             let directive = json!({"refuse": {"code": -32001, "message": "no"}});
@@ -476,7 +668,14 @@ async fn demonstrate(fault: Fault) {
             let again = c.call(initialize(2, "2025-06-18", "t")).await;
             assert_eq!(error_code(&again), -32600, "{again}");
         }
-        // Planted bugs for the fuzzer (harness/tests/fuzz_planted.rs finds each one).
+        other => unreachable!("not a probe_profile fault: {other:?}"),
+    }
+}
+
+/// Planted bugs for the fuzzer (harness/tests/fuzz_planted.rs finds each one).
+async fn demonstrate_planted(fault: Fault) {
+    let f = &[fault];
+    match fault {
         Fault::PanicOnDunderArgument => {
             let mut c = start(config(f));
             let args = json!({"name": "echo", "arguments": {"__proto__": [1]}});
@@ -505,34 +704,19 @@ async fn demonstrate(fault: Fault) {
             c.send(modern(2, "tools/list", json!({}))).await;
             c.expect_silence().await;
         }
-        // --- streamable HTTP: real sockets, so on a real clock (see `on_real_clock`) ----------
-        Fault::HttpPost405
-        | Fault::HttpNoOriginCheck
-        | Fault::HttpNoHostCheck
-        | Fault::HttpNoBodyLimit
-        | Fault::HttpNotification200Body
-        | Fault::HttpJsonWrongContentType
-        | Fault::HttpVersionHeaderMismatchAccepted
-        | Fault::HttpMissingVersionHeaderAccepted
-        | Fault::HttpUnknownMethod200
-        | Fault::HttpHeaderMismatchAccepted
-        | Fault::HttpHeaderErrorWrongCode
-        | Fault::HttpMethodHeaderCaseInsensitive
-        | Fault::HttpNoBase64Decoding
-        | Fault::HttpParamHeaderNotChecked
-        | Fault::HttpSseServerRequest
-        | Fault::HttpSseNoTerminate
-        | Fault::HttpCloseNotCancellation
-        | Fault::HttpMintsSessionIdModern
-        | Fault::HttpModernGet200
-        | Fault::HttpVersionErrorStatus200
-        | Fault::HttpLegacyVersionHeaderIgnored
-        | Fault::HttpLegacySessionIdInvalidChars
-        | Fault::HttpLegacyTerminatedSession200
-        | Fault::HttpLegacyGet200Json
-        | Fault::HttpLegacyNotification200
-        | Fault::HttpLegacyEventIdReused => on_real_clock(http_faults::demonstrate(fault)),
-        // --- 2026-07-28 features (issue 8); helpers at the end of the file ----------------
+        other => unreachable!("not a planted fault: {other:?}"),
+    }
+}
+
+/// Streamable HTTP: real sockets, so on a real clock (see `on_real_clock`).
+async fn demonstrate_http(fault: Fault) {
+    on_real_clock(http_faults::demonstrate(fault));
+}
+
+/// `subscriptions/listen` (2026-07-28).
+async fn demonstrate_subscriptions(fault: Fault) {
+    let f = &[fault];
+    match fault {
         Fault::ListenNoAck => {
             let mut c = start(probe_config(f));
             c.send(listen(1, json!({"toolsListChanged": true}))).await;
@@ -625,6 +809,14 @@ async fn demonstrate(fault: Fault) {
             assert_eq!(before[0]["params"]["requestId"], 3);
             assert!(reply["result"].is_object());
         }
+        other => unreachable!("not a subscriptions fault: {other:?}"),
+    }
+}
+
+/// Logging (2026-07-28): the request's `logLevel`.
+async fn demonstrate_logging(fault: Fault) {
+    let f = &[fault];
+    match fault {
         Fault::LogWithoutLevel => {
             let mut c = start(config(f));
             let (before, _) = exchange(&mut c, modern(1, "tools/list", json!({}))).await;
@@ -659,6 +851,14 @@ async fn demonstrate(fault: Fault) {
             let msg = with_log_level(modern(1, "tools/list", json!({})), "verbose");
             assert!(c.call(msg).await["result"].is_object());
         }
+        other => unreachable!("not a logging fault: {other:?}"),
+    }
+}
+
+/// Progress and cancellation (2026-07-28).
+async fn demonstrate_progress(fault: Fault) {
+    let f = &[fault];
+    match fault {
         Fault::ProgressWithoutToken => {
             let mut c = start(config(f));
             let (before, _) = exchange(&mut c, tool(1, "add", json!({"a": 1, "b": 1}))).await;
@@ -695,6 +895,14 @@ async fn demonstrate(fault: Fault) {
             .await;
             assert_eq!(c.recv().await["id"], 1);
         }
+        other => unreachable!("not a progress fault: {other:?}"),
+    }
+}
+
+/// Lists, cache hints, resources and prompts (2026-07-28).
+async fn demonstrate_lists(fault: Fault) {
+    let f = &[fault];
+    match fault {
         Fault::CacheHintsMissingOnList => {
             let mut c = start(config(f));
             let result = c.call(modern(1, "prompts/list", json!({}))).await["result"].clone();
@@ -779,6 +987,14 @@ async fn demonstrate(fault: Fault) {
             let mut c = start(config(f));
             assert!(c.call(modern(1, "prompts/list", json!({}))).await["result"].is_object());
         }
+        other => unreachable!("not a lists fault: {other:?}"),
+    }
+}
+
+/// Input-required results (MRTR, 2026-07-28).
+async fn demonstrate_mrtr(fault: Fault) {
+    let f = &[fault];
+    match fault {
         Fault::InputRequiredOnList => {
             let mut c = start(config(f));
             let reply = c.call(modern(1, "tools/list", json!({}))).await;
@@ -841,6 +1057,7 @@ async fn demonstrate(fault: Fault) {
             let second = c.call(confirm(2, json!({}))).await;
             assert_eq!(second["result"]["resultType"], "input_required");
         }
+        other => unreachable!("not a mrtr fault: {other:?}"),
     }
 }
 

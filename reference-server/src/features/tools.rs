@@ -4,9 +4,9 @@
 
 use serde_json::{Map, Number, Value, json};
 
-use crate::connection::Connection;
+use crate::config::faults::Fault;
+use crate::engine::connection::Connection;
 use crate::error::RpcError;
-use crate::faults::Fault;
 
 pub const ECHO: &str = "echo";
 pub const ADD: &str = "add";
@@ -41,10 +41,10 @@ pub(crate) fn list(conn: &Connection) -> Vec<Value> {
             "description": "mcpspec probe profile: what the probe middleware observed so far.",
             "inputSchema": { "type": "object", "properties": {} }
         }));
-        tools.extend(crate::probe_tools::list());
+        tools.extend(crate::misbehaviour::probe_tools::list());
     }
     if conn.config.http.header_tool {
-        tools.push(crate::http::route_tool());
+        tools.push(crate::transport::http::route_tool());
     }
     tools
 }
@@ -74,7 +74,9 @@ pub(crate) fn call(conn: &Connection, params: Option<&Value>) -> Result<Value, R
         ECHO => echo(args),
         ADD => add(args),
         PROBE_LOG if conn.config.probe_profile => return Ok(probe_log(conn)),
-        crate::http::ROUTE if conn.config.http.header_tool => crate::http::route_call(args),
+        crate::transport::http::ROUTE if conn.config.http.header_tool => {
+            crate::transport::http::route_call(args)
+        }
         unknown => {
             let message = format!("unknown tool: {unknown}");
             if conn.has(Fault::UnknownToolAsResult) {

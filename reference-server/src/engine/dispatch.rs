@@ -1,18 +1,18 @@
 //! From a decoded message to a reply: build the [`Ctx`], run the chain, commit a staged
-//! handshake, turn the outcome into at most one reply. Also the endpoint the chain ends in,
-//! which routes by era.
+//! handshake, turn the outcome into at most one reply. The endpoint the chain ends in is the
+//! chain's own (the eras' routing, see `crate::eras::endpoint`).
 
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
 use crate::config::Era;
-use crate::connection::Connection;
-use crate::faults::Fault;
-use crate::middleware::{Ctx, Middleware, Next, Outcome};
+use crate::config::faults::Fault;
+use crate::engine::cancellation;
+use crate::engine::connection::Connection;
+use crate::engine::middleware::{Chain, Ctx, Next, RpcResult};
 use crate::protocol::{meta, method};
 use crate::wire::{Outbound, RequestId};
-use crate::{cancellation, legacy, modern};
 
 /// True if the message announces the modern era: `server/discover`, or a `_meta` carrying the
 /// protocolVersion or clientCapabilities key.
@@ -68,11 +68,7 @@ pub(crate) fn make_ctx(
 }
 
 /// Runs one message through the chain; returns the reply to write, if any.
-pub(crate) async fn run(
-    conn: Arc<Connection>,
-    chain: Arc<[Middleware]>,
-    ctx: Ctx,
-) -> Option<Outbound> {
+pub(crate) async fn run(conn: Arc<Connection>, chain: Chain, ctx: Ctx) -> Option<Outbound> {
     let id = ctx.id.clone();
     let original_method = ctx.method.clone();
     let staged = ctx.staged.clone();
@@ -91,7 +87,7 @@ pub(crate) async fn run(
     let ticket = id
         .as_ref()
         .filter(|_| !conn.has(Fault::ReplyAfterCancel))
-        .map(|id| cancellation::Ticket::new(&conn, id.as_json()));
+        .map(|id| cancellation::Ticket::new(&conn.inflight, id.as_json()));
     let outcome = match ticket {
         Some(mut ticket) => tokio::select! {
             outcome = Next::start(chain).run(ctx) => outcome,
@@ -126,8 +122,12 @@ pub(crate) async fn run(
 }
 
 /// Notifications are never answered, faults aside.
-fn notification_reply(conn: &Connection, method_name: &str, outcome: &Outcome) -> Option<Outbound> {
-    let error_reply = |outcome: &Outcome| {
+fn notification_reply(
+    conn: &Connection,
+    method_name: &str,
+    outcome: &RpcResult,
+) -> Option<Outbound> {
+    let error_reply = |outcome: &RpcResult| {
         let error = match outcome {
             Err(error) => error.clone(),
             Ok(_) => crate::error::RpcError::invalid_request("notifications are not answered"),
@@ -161,29 +161,4 @@ fn notification_reply(conn: &Connection, method_name: &str, outcome: &Outcome) -
         }
         _ => None,
     }
-}
-
-/// The innermost link: route by era to lookup, validation, handler.
-pub(crate) async fn endpoint(ctx: Ctx) -> Outcome {
-    match ctx.era {
-        Some(Era::Modern) => modern::handle(ctx).await,
-        Some(Era::Legacy) => legacy::handle(ctx).await,
-        None => undecided(ctx).await,
-    }
-}
-
-/// A both-eras connection before any era is chosen: the message has no modern envelope and is
-/// not `initialize`. `ping` is answered (clients may ping before the handshake); any other
-/// request gets -32602, which is right for both readings: a modern request missing `_meta`
-/// (META-1) and a legacy request before `initialize` (any error, POL-18).
-async fn undecided(ctx: Ctx) -> Outcome {
-    if ctx.id.is_none() || ctx.method == method::PING {
-        return legacy::handle(ctx).await;
-    }
-    Err(crate::error::RpcError::invalid_params(format!(
-        "`{}` without the 2026-07-28 `params._meta` envelope, before any `initialize`: \
-         modern requests need `_meta` with protocolVersion and clientCapabilities; legacy \
-         clients must `initialize` first",
-        ctx.method
-    )))
 }

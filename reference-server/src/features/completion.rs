@@ -4,9 +4,9 @@
 
 use serde_json::{Value, json};
 
+use crate::engine::scope::Scope;
 use crate::error::RpcError;
-use crate::scope::Scope;
-use crate::{prompts, resources};
+use crate::features::{prompts, resources};
 
 pub(crate) fn complete(scope: &Scope, params: Option<&Value>) -> Result<Value, RpcError> {
     let bad = |what: &str| {

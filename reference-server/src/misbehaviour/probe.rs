@@ -16,10 +16,10 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::Era;
+use crate::config::faults::Fault;
+use crate::engine::middleware::{Ctx, Middleware, Next, RpcResult, from_fn};
+use crate::eras::modern;
 use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::middleware::{Ctx, Middleware, Next, Outcome, from_fn};
-use crate::modern;
 use crate::protocol::{code, meta, method};
 
 /// The name of the probe middleware on the list.
@@ -33,7 +33,7 @@ pub fn probe_middleware() -> Middleware {
     from_fn(PROBE, probe)
 }
 
-async fn probe(ctx: Ctx, next: Next) -> Outcome {
+async fn probe(ctx: Ctx, next: Next) -> RpcResult {
     let conn = ctx.conn.clone();
     let entry = json!({
         "method": ctx.method,
@@ -58,7 +58,7 @@ async fn probe(ctx: Ctx, next: Next) -> Outcome {
     outcome
 }
 
-async fn steer(mut ctx: Ctx, next: Next) -> Outcome {
+async fn steer(mut ctx: Ctx, next: Next) -> RpcResult {
     let conn = ctx.conn.clone();
     if ctx.method == method::INITIALIZE && ctx.era == Some(Era::Legacy) {
         match client_name(&ctx).as_deref() {

@@ -4,9 +4,9 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::config::faults::Fault;
+use crate::engine::scope::Scope;
 use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::scope::Scope;
 
 /// `(name, description, [(argument, description, required)])`.
 type PromptDef = (

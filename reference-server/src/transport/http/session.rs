@@ -16,12 +16,12 @@ use tokio::task::AbortHandle;
 
 use super::{Shared, empty, header_name, lock, plain, rpc_error, single_header, sse};
 use crate::config::Era;
-use crate::connection::Connection;
-use crate::dispatch;
+use crate::config::faults::Fault;
+use crate::engine::connection::Connection;
+use crate::engine::dispatch;
 use crate::error::RpcError;
-use crate::faults::Fault;
 use crate::protocol::{code, version};
-use crate::stdio;
+use crate::transport::stdio;
 use crate::wire::{self, Inbound, Message, Outbound, RequestId};
 
 /// At most this many live sessions (503 beyond).
@@ -139,7 +139,11 @@ impl Session {
 
     /// Runs one request through the chain in a detached task (a client going away does not
     /// cancel it, LEG-11) and returns its reply, if any.
-    async fn call(self: &Arc<Self>, shared: &Arc<Shared>, ctx: crate::Ctx) -> Option<Outbound> {
+    async fn call(
+        self: &Arc<Self>,
+        shared: &Arc<Shared>,
+        ctx: crate::engine::middleware::Ctx,
+    ) -> Option<Outbound> {
         let id = ctx.id.as_ref().map(|id| id.as_json().to_string());
         let waiter = id.as_ref().map(|key| {
             let (tx, rx) = oneshot::channel();

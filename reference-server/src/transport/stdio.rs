@@ -11,12 +11,12 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::config::faults::Fault;
 use crate::config::{Config, Era};
-use crate::connection::Connection;
-use crate::dispatch;
+use crate::engine::connection::Connection;
+use crate::engine::dispatch;
+use crate::engine::middleware::{BoxFuture, Chain};
 use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::middleware::{BoxFuture, Middleware};
 use crate::protocol::{MAX_LINE, code, method, version};
 use crate::wire::{self, Encoder, Inbound, Message, Outbound};
 
@@ -25,12 +25,7 @@ const EOF_GRACE: Duration = Duration::from_millis(200);
 /// The `slow-start` fault's delay before the first read.
 const SLOW_START: Duration = Duration::from_secs(10);
 
-pub(crate) async fn serve<R, W>(
-    config: Config,
-    chain: Arc<[Middleware]>,
-    input: R,
-    output: W,
-) -> io::Result<()>
+pub(crate) async fn serve<R, W>(config: Config, chain: Chain, input: R, output: W) -> io::Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -62,7 +57,7 @@ enum Flow {
     Exit,
 }
 
-async fn read_loop<R>(conn: Arc<Connection>, chain: Arc<[Middleware]>, input: R) -> io::Result<()>
+async fn read_loop<R>(conn: Arc<Connection>, chain: Chain, input: R) -> io::Result<()>
 where
     R: AsyncRead + Unpin,
 {
@@ -101,7 +96,7 @@ where
 
 async fn handle_line(
     conn: &Arc<Connection>,
-    chain: &Arc<[Middleware]>,
+    chain: &Chain,
     line: Line,
     inflight: &mut Inflight,
 ) -> io::Result<Flow> {
@@ -176,7 +171,7 @@ async fn handle_line(
     Ok(Flow::Continue)
 }
 
-async fn run_and_send(conn: Arc<Connection>, chain: Arc<[Middleware]>, ctx: crate::Ctx) {
+async fn run_and_send(conn: Arc<Connection>, chain: Chain, ctx: crate::engine::middleware::Ctx) {
     let twice = conn.has(Fault::ReplyTwice) && ctx.id.is_some() && ctx.method == method::TOOLS_CALL;
     if let Some(reply) = dispatch::run(conn.clone(), chain, ctx).await {
         if twice {
@@ -220,7 +215,7 @@ fn parse_error(conn: &Connection, detail: &str) -> Flow {
 /// batched; the reply is an array of the element replies, or nothing if there are none.
 pub(crate) async fn batch(
     conn: &Arc<Connection>,
-    chain: &Arc<[Middleware]>,
+    chain: &Chain,
     items: Vec<Value>,
 ) -> Option<Outbound> {
     let batching_session = conn.locked_era() == Some(Era::Legacy)

@@ -13,7 +13,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
 use super::{Shared, header_name};
-use crate::faults::Fault;
+use crate::config::faults::Fault;
 use crate::wire::Outbound;
 
 /// Aborts the handler task when the response (or its stream) is dropped: a client that closes

@@ -31,12 +31,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::config::faults::Fault;
+use crate::config::faults::Faults;
+use crate::engine::scope::{Scope, with_meta};
 use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::faults::Faults;
+use crate::features::resources;
 use crate::protocol::{meta, method};
-use crate::resources;
-use crate::scope::{Scope, with_meta};
 use crate::wire::Outbound;
 
 /// Which list a list-changed trigger names.
@@ -324,7 +324,7 @@ pub(crate) async fn listen(scope: &Scope, params: Option<&Value>) -> Result<Valu
     if faults.has(Fault::ListenLogOnStream) {
         let log = json!({
             "level": "info",
-            "logger": crate::logging::LOGGER,
+            "logger": crate::features::logging::LOGGER,
             "data": "listening (listen-log-on-stream fault)"
         });
         send(

@@ -9,10 +9,10 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::config::faults::Fault;
+use crate::engine::scope::Scope;
 use crate::error::RpcError;
-use crate::faults::Fault;
 use crate::protocol::cache;
-use crate::scope::Scope;
 
 /// Items per page of the paged lists.
 pub const PAGE_SIZE: usize = 2;

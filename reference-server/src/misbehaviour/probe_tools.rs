@@ -16,14 +16,14 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::Era;
+use crate::config::faults::Fault;
+use crate::engine::scope::Level;
+use crate::engine::scope::Scope;
 use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::logging::Level;
-use crate::progress::Progress;
+use crate::features::progress::Progress;
+use crate::features::subscriptions::List;
+use crate::features::{mrtr, tools};
 use crate::protocol::method;
-use crate::scope::Scope;
-use crate::subscriptions::List;
-use crate::{mrtr, tools};
 
 pub const TRIGGER_LIST_CHANGED: &str = "mcpspec_trigger_list_changed";
 pub const TRIGGER_RESOURCE_UPDATED: &str = "mcpspec_trigger_resource_updated";

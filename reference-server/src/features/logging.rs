@@ -8,52 +8,12 @@
 
 use serde_json::{Value, json};
 
-use crate::connection::Connection;
-use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::protocol::{LOG_LEVELS, method};
-use crate::scope::{Scope, notify_later};
+use crate::config::faults::Fault;
+use crate::engine::scope::{Level, Scope, notify_later};
+use crate::protocol::method;
 
 /// The logger name on every message.
 pub const LOGGER: &str = "mcp-reference-server";
-
-/// A syslog severity; ordered `debug` (lowest) .. `emergency`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Level(usize);
-
-impl Level {
-    pub(crate) const DEBUG: Level = Level(0);
-    pub(crate) const INFO: Level = Level(1);
-
-    pub(crate) fn parse(name: &str) -> Option<Level> {
-        LOG_LEVELS.iter().position(|l| *l == name).map(Level)
-    }
-
-    pub(crate) fn as_str(self) -> &'static str {
-        LOG_LEVELS.get(self.0).copied().unwrap_or("debug")
-    }
-
-    /// Every level, lowest first.
-    pub(crate) fn all() -> impl Iterator<Item = Level> {
-        (0..LOG_LEVELS.len()).map(Level)
-    }
-}
-
-/// The level a request asked for (META-6: anything but a known level name is -32602).
-pub(crate) fn requested_level(
-    conn: &Connection,
-    value: Option<&Value>,
-) -> Result<Option<Level>, RpcError> {
-    let Some(value) = value else { return Ok(None) };
-    match value.as_str().and_then(Level::parse) {
-        Some(level) => Ok(Some(level)),
-        None if conn.has(Fault::InvalidLogLevelAccepted) => Ok(None),
-        None => Err(RpcError::invalid_params(format!(
-            "`_meta[\"io.modelcontextprotocol/logLevel\"]` must be one of {}, got {value}",
-            LOG_LEVELS.join(", ")
-        ))),
-    }
-}
 
 impl Scope {
     /// Logs `data` at `level` for this request, if it asked for that level.

@@ -9,15 +9,16 @@
 use serde_json::{Value, json};
 
 use crate::config::Eras;
-use crate::connection::Connection;
+use crate::config::faults::Fault;
+use crate::engine::connection::Connection;
+use crate::engine::middleware::{Ctx, RpcResult};
+use crate::engine::scope::Scope;
 use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::middleware::{Ctx, Outcome};
+use crate::features::{resources, tools};
+use crate::misbehaviour::probe_tools;
 use crate::protocol::{LOG_LEVELS, code, method, server_info, version};
-use crate::scope::Scope;
-use crate::{probe_tools, resources, tools};
 
-pub(crate) async fn handle(ctx: Ctx) -> Outcome {
+pub(crate) async fn handle(ctx: Ctx) -> RpcResult {
     let conn = ctx.conn.clone();
     if ctx.id.is_none() {
         return notification(&conn, &ctx);
@@ -72,7 +73,7 @@ pub(crate) async fn handle(ctx: Ctx) -> Outcome {
     }
 }
 
-fn notification(conn: &Connection, ctx: &Ctx) -> Outcome {
+fn notification(conn: &Connection, ctx: &Ctx) -> RpcResult {
     match ctx.method.as_str() {
         method::INITIALIZED => {
             if conn.mark_initialized() {
@@ -90,12 +91,14 @@ fn notification(conn: &Connection, ctx: &Ctx) -> Outcome {
         }
         // An in-flight request is stopped; an unknown, finished or malformed one is an error
         // the runner discards unless a fault says otherwise (STDIO-5).
-        method::CANCELLED => crate::cancellation::handle(conn, ctx.params.as_ref()),
+        method::CANCELLED => {
+            crate::engine::cancellation::handle(&conn.inflight, ctx.params.as_ref())
+        }
         _ => Ok(Value::Null),
     }
 }
 
-fn ping(conn: &Connection) -> Outcome {
+fn ping(conn: &Connection) -> RpcResult {
     if conn.has(Fault::NoPing) {
         return Err(conn.method_not_found(method::PING));
     }
@@ -103,7 +106,7 @@ fn ping(conn: &Connection) -> Outcome {
 }
 
 /// LEG-1, LEG-2: answers the handshake and stages the negotiated version.
-fn initialize(conn: &Connection, ctx: &Ctx) -> Outcome {
+fn initialize(conn: &Connection, ctx: &Ctx) -> RpcResult {
     if conn.config.eras == Eras::Modern {
         // Not reachable: a modern-only server routes everything to the modern era.
         return Err(conn.method_not_found(method::INITIALIZE));

@@ -12,9 +12,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::connection::Connection;
+use crate::engine::middleware::RpcResult;
 use crate::error::RpcError;
-use crate::middleware::Outcome;
 
 /// The requests being handled on one connection, by id.
 #[derive(Debug, Default)]
@@ -41,22 +40,21 @@ impl Registry {
 /// One request's registration; unregisters on drop.
 #[derive(Debug)]
 pub(crate) struct Ticket {
-    conn: Arc<Connection>,
+    registry: Arc<Registry>,
     key: String,
     serial: u64,
     cancelled: oneshot::Receiver<()>,
 }
 
 impl Ticket {
-    pub(crate) fn new(conn: &Arc<Connection>, id: &Value) -> Self {
-        let registry = &conn.inflight;
+    pub(crate) fn new(registry: &Arc<Registry>, id: &Value) -> Self {
         let serial = registry.next.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         let key = id.to_string();
         // A duplicate id in flight: the newer request is the one a cancellation reaches.
         lock(&registry.map).insert(key.clone(), (serial, tx));
         Self {
-            conn: conn.clone(),
+            registry: registry.clone(),
             key,
             serial,
             cancelled: rx,
@@ -74,7 +72,7 @@ impl Ticket {
 
 impl Drop for Ticket {
     fn drop(&mut self) {
-        let mut map = lock(&self.conn.inflight.map);
+        let mut map = lock(&self.registry.map);
         if map.get(&self.key).is_some_and(|(s, _)| *s == self.serial) {
             map.remove(&self.key);
         }
@@ -82,12 +80,12 @@ impl Drop for Ticket {
 }
 
 /// `notifications/cancelled` (both eras): stops the named in-flight request.
-pub(crate) fn handle(conn: &Connection, params: Option<&Value>) -> Outcome {
+pub(crate) fn handle(inflight: &Registry, params: Option<&Value>) -> RpcResult {
     let id = params
         .and_then(|p| p.get("requestId"))
         .filter(|id| id.is_string() || id.is_i64() || id.is_u64());
     match id {
-        Some(id) if conn.inflight.cancel(id) => Ok(Value::Null),
+        Some(id) if inflight.cancel(id) => Ok(Value::Null),
         Some(_) => Err(RpcError::invalid_params(
             "notifications/cancelled: no such request in flight",
         )),

@@ -22,8 +22,8 @@ use arbitrary::{Arbitrary, Unstructured};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use crate::config::faults::{Fault, Faults};
 use crate::config::{Config, Eras};
-use crate::faults::{Fault, Faults};
 use crate::protocol::{code, meta, method, version};
 use crate::wire::{self, Inbound, Message};
 
@@ -544,7 +544,7 @@ impl Step {
                 veto,
             } => {
                 let client = if *veto {
-                    crate::probe::VETO_CLIENT
+                    crate::misbehaviour::probe::VETO_CLIENT
                 } else {
                     "fuzz"
                 };
@@ -699,9 +699,11 @@ impl ParamsPick {
             } => {
                 let mut p = Map::new();
                 match tool {
-                    ToolPick::Echo => p.insert("name".into(), json!(crate::tools::ECHO)),
-                    ToolPick::Add => p.insert("name".into(), json!(crate::tools::ADD)),
-                    ToolPick::ProbeLog => p.insert("name".into(), json!(crate::tools::PROBE_LOG)),
+                    ToolPick::Echo => p.insert("name".into(), json!(crate::features::tools::ECHO)),
+                    ToolPick::Add => p.insert("name".into(), json!(crate::features::tools::ADD)),
+                    ToolPick::ProbeLog => {
+                        p.insert("name".into(), json!(crate::features::tools::PROBE_LOG))
+                    }
                     ToolPick::Missing => None,
                     ToolPick::NotAString => p.insert("name".into(), json!(7)),
                     ToolPick::Unknown => p.insert("name".into(), json!("no-such-tool")),

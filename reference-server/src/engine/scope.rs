@@ -8,12 +8,11 @@ use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
 use crate::config::Era;
-use crate::connection::Connection;
+use crate::config::faults::Fault;
+use crate::engine::connection::Connection;
+use crate::engine::middleware::Ctx;
 use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::logging::Level;
-use crate::middleware::Ctx;
-use crate::protocol::meta;
+use crate::protocol::{LOG_LEVELS, meta};
 use crate::wire::Outbound;
 
 /// One request's view of the world.
@@ -40,7 +39,7 @@ impl Scope {
         let meta_obj = ctx.client_meta.as_ref().unwrap_or(&empty);
         let modern = ctx.era == Some(Era::Modern);
         let log_level = if modern {
-            crate::logging::requested_level(&conn, meta_obj.get(meta::LOG_LEVEL))?
+            requested_level(&conn, meta_obj.get(meta::LOG_LEVEL))?
         } else {
             None
         };
@@ -89,6 +88,44 @@ impl Scope {
     /// Whether this request declared the client capability `name`.
     pub(crate) fn declares(&self, name: &str) -> bool {
         self.client_capabilities.contains_key(name)
+    }
+}
+
+/// A syslog severity; ordered `debug` (lowest) .. `emergency`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Level(usize);
+
+impl Level {
+    pub(crate) const DEBUG: Level = Level(0);
+    pub(crate) const INFO: Level = Level(1);
+
+    pub(crate) fn parse(name: &str) -> Option<Level> {
+        LOG_LEVELS.iter().position(|l| *l == name).map(Level)
+    }
+
+    pub(crate) fn as_str(self) -> &'static str {
+        LOG_LEVELS.get(self.0).copied().unwrap_or("debug")
+    }
+
+    /// Every level, lowest first.
+    pub(crate) fn all() -> impl Iterator<Item = Level> {
+        (0..LOG_LEVELS.len()).map(Level)
+    }
+}
+
+/// The level a request asked for (META-6: anything but a known level name is -32602).
+pub(crate) fn requested_level(
+    conn: &Connection,
+    value: Option<&Value>,
+) -> Result<Option<Level>, RpcError> {
+    let Some(value) = value else { return Ok(None) };
+    match value.as_str().and_then(Level::parse) {
+        Some(level) => Ok(Some(level)),
+        None if conn.has(Fault::InvalidLogLevelAccepted) => Ok(None),
+        None => Err(RpcError::invalid_params(format!(
+            "`_meta[\"io.modelcontextprotocol/logLevel\"]` must be one of {}, got {value}",
+            LOG_LEVELS.join(", ")
+        ))),
     }
 }
 

@@ -76,12 +76,12 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
+use crate::config::faults::Fault;
 use crate::config::{Config, Era, Eras};
-use crate::connection::Connection;
-use crate::dispatch;
+use crate::engine::connection::Connection;
+use crate::engine::dispatch;
+use crate::engine::middleware::{Chain, Ctx};
 use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::middleware::{Ctx, Middleware};
 use crate::protocol::{code, method};
 use crate::wire::{self, Encoder, Inbound, Message, Outbound, RequestId};
 
@@ -91,7 +91,7 @@ use session::Session;
 /// The endpoint path.
 pub const ENDPOINT: &str = "/mcp";
 /// The default request body limit (4 MiB).
-pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
+pub use crate::config::{DEFAULT_MAX_BODY, HttpOptions};
 
 /// Header names, lower case (HTTP header names are case-insensitive).
 pub mod header_name {
@@ -102,37 +102,6 @@ pub mod header_name {
     /// The prefix of the `x-mcp-header` parameter headers (`Mcp-Param-{Name}`).
     pub const PARAM_PREFIX: &str = "mcp-param-";
     pub const ACCEL_BUFFERING: &str = "x-accel-buffering";
-}
-
-/// What the HTTP transport is told at start-up (part of [`Config`]).
-#[derive(Debug, Clone)]
-pub struct HttpOptions {
-    /// Origins accepted besides loopback ones, compared exactly (ASCII case-insensitive):
-    /// `https://app.example`.
-    pub allowed_origins: Vec<String>,
-    /// `Host` values accepted besides loopback ones: `example.test` (any port) or
-    /// `example.test:8080`.
-    pub allowed_hosts: Vec<String>,
-    /// The request body limit in bytes (413 beyond).
-    pub max_body: usize,
-    /// Answer every request POST as a `text/event-stream` (servers may), not only when the
-    /// handler streams: lets a client exercise its SSE path.
-    pub sse: bool,
-    /// List the `route` tool, whose arguments carry `x-mcp-header` annotations (HTTP-11). Off
-    /// by default so that the tool list stays as it was.
-    pub header_tool: bool,
-}
-
-impl Default for HttpOptions {
-    fn default() -> Self {
-        Self {
-            allowed_origins: Vec::new(),
-            allowed_hosts: Vec::new(),
-            max_body: DEFAULT_MAX_BODY,
-            sse: false,
-            header_tool: false,
-        }
-    }
 }
 
 /// A running HTTP server: its address, and a way to stop it. Dropping the handle stops it too.
@@ -179,20 +148,9 @@ impl Drop for HttpHandle {
     }
 }
 
-/// Serves streamable HTTP on `listener` with [`crate::Server::new`]'s middleware until the
-/// future is dropped.
-pub async fn serve_http(config: Config, listener: TcpListener) -> io::Result<()> {
-    crate::Server::new(config).serve_http(listener).await
-}
-
-/// Starts serving on `listener` in a task; see [`HttpHandle`].
-pub fn spawn_http(config: Config, listener: TcpListener) -> io::Result<HttpHandle> {
-    crate::Server::new(config).spawn_http(listener)
-}
-
 pub(crate) async fn serve(
     config: Config,
-    chain: Arc<[Middleware]>,
+    chain: Chain,
     listener: TcpListener,
     stop: watch::Receiver<bool>,
 ) -> io::Result<()> {
@@ -217,11 +175,7 @@ pub(crate) async fn serve(
         .await
 }
 
-pub(crate) fn spawn(
-    config: Config,
-    chain: Arc<[Middleware]>,
-    listener: TcpListener,
-) -> io::Result<HttpHandle> {
+pub(crate) fn spawn(config: Config, chain: Chain, listener: TcpListener) -> io::Result<HttpHandle> {
     let addr = listener.local_addr()?;
     let (stop, stop_rx) = watch::channel(false);
     let task = tokio::spawn(serve(config, chain, listener, stop_rx));
@@ -235,12 +189,12 @@ pub(crate) fn spawn(
 /// State shared by every request of one server.
 pub(crate) struct Shared {
     config: Config,
-    chain: Arc<[Middleware]>,
+    chain: Chain,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     /// One probe log for the whole server (modern requests each get a fresh connection).
     probe_log: Arc<Mutex<Vec<Value>>>,
     /// One hub for `subscriptions/listen` streams and their triggers, across requests.
-    subscriptions: Arc<crate::subscriptions::Hub>,
+    subscriptions: Arc<crate::features::subscriptions::Hub>,
     /// One encoder, so that stateful output faults (`stale-reply-id`) span requests.
     encoder: Mutex<Encoder>,
     /// Becomes true when the server is stopping: open SSE streams end.

@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::config::faults::Fault;
 use crate::config::{Config, Era, Eras};
 use crate::error::RpcError;
-use crate::faults::Fault;
 use crate::protocol::{code, method};
 use crate::wire::Outbound;
 
@@ -39,11 +39,11 @@ pub(crate) struct Connection {
     probe_log: Arc<Mutex<Vec<Value>>>,
     exit_requested: AtomicBool,
     /// Requests being handled, so `notifications/cancelled` can stop them (STDIO-4).
-    pub(crate) inflight: crate::cancellation::Registry,
+    pub(crate) inflight: Arc<crate::engine::cancellation::Registry>,
     /// Open `subscriptions/listen` streams; shareable between connections (HTTP).
-    pub(crate) subscriptions: Arc<crate::subscriptions::Hub>,
+    pub(crate) subscriptions: Arc<crate::features::subscriptions::Hub>,
     /// State that only faults read (the modern era keeps none otherwise, META-3).
-    pub(crate) fault_state: crate::fault_state::FaultState,
+    pub(crate) fault_state: crate::engine::fault_state::FaultState,
     /// One request of the HTTP transport, where the `MCP-Protocol-Version` header names the
     /// era (the POL-19 faults apply to stdio only).
     over_http: bool,
@@ -73,9 +73,9 @@ impl Connection {
             next_server_id: AtomicU64::new(1),
             probe_log: Arc::new(Mutex::new(Vec::new())),
             exit_requested: AtomicBool::new(false),
-            inflight: crate::cancellation::Registry::default(),
+            inflight: Arc::default(),
             subscriptions: Arc::default(),
-            fault_state: crate::fault_state::FaultState::default(),
+            fault_state: crate::engine::fault_state::FaultState::default(),
             over_http: false,
         }
     }
@@ -93,8 +93,10 @@ impl Connection {
 
     /// The same connection, delivering `subscriptions/listen` triggers to (and from) `hub`:
     /// a transport with one [`Connection`] per request (HTTP) shares one hub between them.
-    #[allow(dead_code)] // the HTTP transport's entry point
-    pub(crate) fn with_subscriptions(mut self, hub: Arc<crate::subscriptions::Hub>) -> Self {
+    pub(crate) fn with_subscriptions(
+        mut self,
+        hub: Arc<crate::features::subscriptions::Hub>,
+    ) -> Self {
         self.subscriptions = hub;
         self
     }

@@ -5,15 +5,16 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::Eras;
-use crate::connection::Connection;
+use crate::config::faults::Fault;
+use crate::engine::connection::Connection;
+use crate::engine::middleware::{Ctx, RpcResult};
+use crate::engine::scope::Scope;
 use crate::error::RpcError;
-use crate::faults::Fault;
-use crate::middleware::{Ctx, Outcome};
+use crate::features::{completion, mrtr, pagination, prompts, resources, subscriptions, tools};
+use crate::misbehaviour::probe_tools;
 use crate::protocol::{cache, code, meta, method, server_info, version};
-use crate::scope::Scope;
-use crate::{completion, mrtr, pagination, probe_tools, prompts, resources, subscriptions, tools};
 
-pub(crate) async fn handle(ctx: Ctx) -> Outcome {
+pub(crate) async fn handle(ctx: Ctx) -> RpcResult {
     let conn = ctx.conn.clone();
     if ctx.id.is_none() {
         return notification(&ctx);
@@ -64,7 +65,7 @@ pub(crate) async fn handle(ctx: Ctx) -> Outcome {
 }
 
 /// The handler of a known, validated modern request.
-async fn respond(scope: &Scope, name: &str, params: Option<&Value>) -> Outcome {
+async fn respond(scope: &Scope, name: &str, params: Option<&Value>) -> RpcResult {
     let conn = &scope.conn;
     let page = pagination::PAGE_SIZE;
     Ok(match name {
@@ -127,9 +128,9 @@ async fn respond(scope: &Scope, name: &str, params: Option<&Value>) -> Outcome {
 
 /// Modern notifications are ignored, but `notifications/cancelled` stops an in-flight request;
 /// an invalid cancellation is an error the runner discards (STDIO-5).
-fn notification(ctx: &Ctx) -> Outcome {
+fn notification(ctx: &Ctx) -> RpcResult {
     if ctx.method == method::CANCELLED {
-        return crate::cancellation::handle(&ctx.conn, ctx.params.as_ref());
+        return crate::engine::cancellation::handle(&ctx.conn.inflight, ctx.params.as_ref());
     }
     Ok(Value::Null)
 }

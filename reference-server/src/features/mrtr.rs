@@ -22,10 +22,10 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 
+use crate::config::faults::Fault;
+use crate::engine::scope::Scope;
 use crate::error::RpcError;
-use crate::faults::Fault;
 use crate::protocol::{cache, code, method};
-use crate::scope::Scope;
 
 fn key() -> &'static RandomState {
     static KEY: OnceLock<RandomState> = OnceLock::new();

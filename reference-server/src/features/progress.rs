@@ -4,9 +4,9 @@
 
 use serde_json::{Value, json};
 
-use crate::faults::Fault;
+use crate::config::faults::Fault;
+use crate::engine::scope::{Scope, notify_later};
 use crate::protocol::method;
-use crate::scope::{Scope, notify_later};
 
 /// The token the `progress-without-token` fault makes up.
 const UNREQUESTED_TOKEN: &str = "mcpspec-unrequested";

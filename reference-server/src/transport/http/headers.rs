@@ -18,11 +18,11 @@ use axum::http::HeaderMap;
 use serde_json::{Map, Value, json};
 
 use super::header_name;
-use crate::connection::Connection;
+use crate::config::faults::Fault;
+use crate::engine::connection::Connection;
 use crate::error::RpcError;
-use crate::faults::Fault;
+use crate::features::tools;
 use crate::protocol::{code, meta, method};
-use crate::tools;
 
 /// The `route` tool (listed with `HttpOptions::header_tool`): its arguments are mirrored in
 /// `Mcp-Param-*` headers.

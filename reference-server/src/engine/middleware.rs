@@ -23,17 +23,49 @@ use tokio::sync::mpsc;
 use tracing::Instrument;
 
 use crate::config::Era;
-use crate::connection::{Connection, Peer};
-use crate::dispatch;
+use crate::engine::connection::{Connection, Peer};
 use crate::error::RpcError;
 use crate::wire::{Outbound, RequestId};
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
-/// What a chain returns: the `result` member, or the `error` member. Discarded for
+/// What a chain returns: the reply's `result` member, or its `error` member. Discarded for
 /// notifications.
-pub type Outcome = Result<Value, RpcError>;
+pub type RpcResult = Result<Value, RpcError>;
+
+/// The innermost link, which the chain ends in: handed to [`Chain::new`] (the server's is era
+/// routing -> lookup -> validation -> handler -> stamping; a test's may be a stub).
+pub type Endpoint = Arc<dyn Fn(Ctx) -> BoxFuture<RpcResult> + Send + Sync>;
+
+/// A middleware list and the endpoint it ends in.
+#[derive(Clone)]
+pub struct Chain {
+    middleware: Arc<[Middleware]>,
+    endpoint: Endpoint,
+}
+
+impl fmt::Debug for Chain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Chain")
+            .field("middleware", &self.middleware)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Chain {
+    /// `middleware` (`[0]` outermost) ending in `endpoint`.
+    pub fn new<F, Fut>(middleware: impl Into<Arc<[Middleware]>>, endpoint: F) -> Self
+    where
+        F: Fn(Ctx) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = RpcResult> + Send + 'static,
+    {
+        Self {
+            middleware: middleware.into(),
+            endpoint: Arc::new(move |ctx| Box::pin(endpoint(ctx))),
+        }
+    }
+}
 
 /// Request or notification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,10 +138,9 @@ impl Ctx {
 
     /// Sends this request's notifications to `tx` instead of the connection's writer: a
     /// transport that gives each request its own stream (HTTP: the SSE body of the POST)
-    /// forwards what `tx`'s receiver yields, then the reply [`crate::dispatch::run`] returns.
+    /// forwards what `tx`'s receiver yields, then the reply `dispatch::run` returns.
     /// A `subscriptions/listen` request streams until the client cancels (drop the future)
     /// or the server ends it (the reply is its completion result).
-    #[allow(dead_code)] // the HTTP transport's entry point
     pub(crate) fn stream_to(mut self, tx: mpsc::UnboundedSender<Outbound>) -> Self {
         self.stream = Some(tx);
         self
@@ -122,7 +153,7 @@ impl Ctx {
     }
 }
 
-type MiddlewareFn = dyn Fn(Ctx, Next) -> BoxFuture<Outcome> + Send + Sync;
+type MiddlewareFn = dyn Fn(Ctx, Next) -> BoxFuture<RpcResult> + Send + Sync;
 
 /// One link of the chain.
 #[derive(Clone)]
@@ -143,11 +174,11 @@ impl Middleware {
     }
 }
 
-/// Makes a middleware of an `async fn(Ctx, Next) -> Outcome`.
+/// Makes a middleware of an `async fn(Ctx, Next) -> RpcResult`.
 pub fn from_fn<F, Fut>(name: &str, f: F) -> Middleware
 where
     F: Fn(Ctx, Next) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Outcome> + Send + 'static,
+    Fut: Future<Output = RpcResult> + Send + 'static,
 {
     Middleware {
         name: name.into(),
@@ -157,13 +188,14 @@ where
 
 /// The rest of the chain: the inner middleware, then the endpoint.
 pub struct Next {
-    chain: Arc<[Middleware]>,
+    chain: Chain,
     index: usize,
 }
 
 impl fmt::Debug for Next {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let rest: Vec<&str> = self.chain[self.index.min(self.chain.len())..]
+        let list = &self.chain.middleware;
+        let rest: Vec<&str> = list[self.index.min(list.len())..]
             .iter()
             .map(Middleware::name)
             .collect();
@@ -173,13 +205,13 @@ impl fmt::Debug for Next {
 
 impl Next {
     /// The whole chain, from the outermost middleware.
-    pub(crate) fn start(chain: Arc<[Middleware]>) -> Self {
+    pub(crate) fn start(chain: Chain) -> Self {
         Self { chain, index: 0 }
     }
 
     /// Runs the rest of the chain on `ctx`.
-    pub async fn run(self, ctx: Ctx) -> Outcome {
-        match self.chain.get(self.index).cloned() {
+    pub async fn run(self, ctx: Ctx) -> RpcResult {
+        match self.chain.middleware.get(self.index).cloned() {
             Some(middleware) => {
                 let next = Next {
                     chain: self.chain,
@@ -187,7 +219,7 @@ impl Next {
                 };
                 (middleware.f)(ctx, next).await
             }
-            None => dispatch::endpoint(ctx).await,
+            None => (self.chain.endpoint)(ctx).await,
         }
     }
 }
@@ -201,7 +233,7 @@ pub fn tracing_middleware() -> Middleware {
 /// The name of [`tracing_middleware`] (to find or remove it).
 pub const TRACING: &str = "tracing";
 
-async fn trace(ctx: Ctx, next: Next) -> Outcome {
+async fn trace(ctx: Ctx, next: Next) -> RpcResult {
     let id = ctx
         .id
         .as_ref()
@@ -223,4 +255,42 @@ async fn trace(ctx: Ctx, next: Next) -> Outcome {
     }
     .instrument(span)
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::config::Config;
+
+    fn ctx(method: &str) -> Ctx {
+        let (out, _) = mpsc::unbounded_channel();
+        Ctx {
+            method: method.to_owned(),
+            params: None,
+            id: None,
+            protocol_version: None,
+            era: None,
+            client_meta: None,
+            conn: Arc::new(Connection::new(Config::default(), out)),
+            staged: Arc::new(Mutex::new(None)),
+            stream: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_chain_ends_in_the_endpoint_it_is_given() {
+        let rewrite = from_fn("rewrite", |mut ctx: Ctx, next: Next| async move {
+            ctx.method = format!("{}/rewritten", ctx.method);
+            next.run(ctx).await
+        });
+        let stub = |ctx: Ctx| async move { Ok(json!({ "endpoint saw": ctx.method })) };
+        let chain = Chain::new(vec![rewrite], stub);
+        let result = Next::start(chain).run(ctx("tools/list")).await;
+        assert_eq!(
+            result,
+            Ok(json!({ "endpoint saw": "tools/list/rewritten" }))
+        );
+    }
 }

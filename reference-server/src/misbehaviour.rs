@@ -1,0 +1,61 @@
+//! The deliberate-misbehaviour wing, kept apart from the part that must be right: the fault
+//! middlewares, the probe profile ([`probe`]: its middleware; [`probe_tools`]: the tools that
+//! let a black-box harness fire features) and the cargo-fuzz entry points ([`fuzzing`]).
+//!
+//! The switches themselves ([`Fault`](crate::config::faults::Fault)) are configuration on the
+//! ground floor: the rest of the server consults them through the one narrow interface
+//! `Faults::has`, and never imports this wing. (Not there yet: `tools/call` and `tools/list`
+//! still reach [`probe_tools`] directly from the eras and `features::tools`; issue 15.)
+//!
+//! May import anything below it: the eras, the features, the core, the codec and the ground
+//! floor; [`fuzzing`] also drives the whole server through the crate root.
+
+/// Entry points for the cargo-fuzz targets (`fuzz/`) and property tests; not a stable API.
+#[doc(hidden)]
+pub mod fuzzing;
+pub mod probe;
+pub(crate) mod probe_tools;
+
+use crate::config::Config;
+use crate::config::faults::Fault;
+use crate::engine::middleware::{Ctx, Middleware, Next, RpcResult, from_fn};
+use crate::protocol::method;
+
+/// The wing's middlewares for `config`, outermost first: the probe (with the probe profile),
+/// then the fault middlewares (`deadlock-on-initialize`, `silent-deadlock-on-initialize`).
+pub(crate) fn middleware(config: &Config) -> Vec<Middleware> {
+    let mut middleware = Vec::new();
+    if config.probe_profile {
+        middleware.push(probe::probe_middleware());
+    }
+    if config.faults.has(Fault::DeadlockOnInitialize) {
+        middleware.push(from_fn(
+            "fault:deadlock-on-initialize",
+            deadlock_on_initialize,
+        ));
+    }
+    if config.faults.has(Fault::SilentDeadlockOnInitialize) {
+        middleware.push(from_fn(
+            "fault:silent-deadlock-on-initialize",
+            silent_deadlock_on_initialize,
+        ));
+    }
+    middleware
+}
+
+/// `deadlock-on-initialize`: awaits a client reply during `initialize`, which is inline.
+async fn deadlock_on_initialize(ctx: Ctx, next: Next) -> RpcResult {
+    if ctx.method == method::INITIALIZE {
+        let _ = ctx.peer().request(method::PING, None).await;
+    }
+    next.run(ctx).await
+}
+
+/// `silent-deadlock-on-initialize`: like an SDK that queues the outbound request behind the
+/// reply it is waiting to finish: the `ping` is never written, and the wait never ends.
+async fn silent_deadlock_on_initialize(ctx: Ctx, next: Next) -> RpcResult {
+    if ctx.method == method::INITIALIZE {
+        std::future::pending::<()>().await;
+    }
+    next.run(ctx).await
+}
