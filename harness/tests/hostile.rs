@@ -803,6 +803,63 @@ fn a_slow_start_is_neither_a_false_pass_nor_a_false_fail() {
         .finish();
 }
 
+/// A server that needs 1.5 s to start and 2.5 s to exit after stdin EOF: the exit is waited
+/// for as long as 3 × its start-up (POL-24), so a slow interpreter is not called one that does
+/// not exit; the transcript says the exit was slow.
+#[test]
+fn a_slow_exit_of_a_slow_starter_is_not_called_no_exit() {
+    let target = Target::stdio(
+        "slow-exit",
+        &["slow-start", "--delay", "1.5", "--exit-delay", "2.5"],
+    );
+    // A 12 s scenario cap leaves room for the adapted window (at most half the cap).
+    let o = run(
+        "slow-exit",
+        &[
+            "--timeout",
+            "1",
+            "--scenario-timeout",
+            "12",
+            "--jobs",
+            "2",
+            "--select",
+            "stdio/shutdown/exit-on-eof",
+        ],
+        &target,
+        KILL_AFTER,
+    );
+    expect(&o)
+        .code(0)
+        .within(Duration::from_secs(60))
+        .verdict_of(
+            "stdio/shutdown/exit-on-eof",
+            &["pass", "exited after stdin EOF (exit status 0)"],
+        )
+        .finish();
+}
+
+/// A 4 s exit from a server that starts at once: past its window (2 s, or 3 × a quick
+/// start-up), NonStrict.
+#[test]
+fn a_slow_exit_of_a_quick_starter_is_non_strict() {
+    let target = Target::stdio("slow-exit-quick", &["ok", "--exit-delay", "4"]);
+    let o = run(
+        "slow-exit-quick",
+        &flags("2", &["--select", "stdio/shutdown/exit-on-eof"]),
+        &target,
+        KILL_AFTER,
+    );
+    expect(&o)
+        .code(0)
+        .within(Duration::from_secs(60))
+        .verdict_of(
+            "stdio/shutdown/exit-on-eof",
+            // 2 s, or a little more: 3 × the start-up of a Python interpreter on a busy machine.
+            &["non-strict", "still running 2", "after stdin EOF (STDIO-6)"],
+        )
+        .finish();
+}
+
 /// The deadlock check's readiness window adapts to the start-up the probe measured: with
 /// `--ready-timeout 0.5` a server that needs 1.5 s to start is waited for (3 × its start-up)
 /// and is not "not ready"; the pre-initialize ping is answered and the check goes on (this
