@@ -1,7 +1,10 @@
-//! Named constants of the protocol: revisions, method names, error codes and `_meta` keys.
+//! Named constants of the protocol: revisions, method names, error codes and `_meta` keys; and
+//! [`string_array`], the reader of the string lists they travel in.
 //!
 //! The harness keeps its own copy of these (it shares nothing with the reference server, so a
 //! bug in one cannot hide in the other).
+
+use serde_json::Value;
 
 /// Protocol revisions mcpspec knows.
 pub mod version {
@@ -98,4 +101,12 @@ pub mod names {
     pub const PROBE_LOG_TOOL: &str = "mcpspec_probe_log";
     /// The probe profile's slow tool (`steps`, `delay_ms`; progress per step).
     pub const SLOW_TOOL: &str = "mcpspec_slow";
+}
+
+/// A string array member, if it is one.
+pub fn string_array(v: Option<&Value>) -> Option<Vec<String>> {
+    v?.as_array()?
+        .iter()
+        .map(|s| s.as_str().map(str::to_owned))
+        .collect()
 }

@@ -7,8 +7,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::expect_code_or;
-use super::surface::{self, method};
+use super::support::expect_code_or;
+use super::support::{self, method};
 use crate::check::{Check, Need, Scenario, Verdict};
 use crate::driver::request;
 use crate::outcome::{Era, Level, Outcome};
@@ -148,7 +148,7 @@ fn prompt_missing_one(prompts: &[Value]) -> Option<(String, String, Map<String, 
 
 async fn missing_argument(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
-    let prompts = surface::items(&mut peer, method::PROMPTS_LIST, "prompts").await?;
+    let prompts = support::items(&mut peer, method::PROMPTS_LIST, "prompts").await?;
     let Some((name, left_out, args)) = prompt_missing_one(&prompts) else {
         return Ok(Outcome::skipped(
             "prompts/list lists no prompt with a required argument",

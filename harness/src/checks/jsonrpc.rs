@@ -9,7 +9,7 @@
 
 use serde_json::{Value, json};
 
-use super::{
+use super::support::{
     expect_alive, expect_code_or, grade_error_code, harmless_method, served_method,
     served_method_in,
 };

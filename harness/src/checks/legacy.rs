@@ -551,7 +551,7 @@ async fn modern_only_names_versions(s: &mut Scenario) -> Verdict {
     let supported = e
         .data
         .as_ref()
-        .and_then(|d| crate::checks::string_array(d.get("supported")));
+        .and_then(|d| crate::protocol::string_array(d.get("supported")));
     Ok(match supported {
         Some(list) if !list.is_empty() => {
             Outcome::pass(format!("error {} naming {}", e.code, list.join(", ")))

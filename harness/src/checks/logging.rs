@@ -9,10 +9,10 @@
 
 use serde_json::json;
 
-use super::surface::{
+use super::support::{
     self, Exchange, brief, call_tool, exchange, level_rank, method, method_of, params_of, tool,
 };
-use super::{expect_code_or, served_method};
+use super::support::{expect_code_or, served_method};
 use crate::check::{Check, Need, Scenario, Verdict};
 use crate::driver::{Peer, request};
 use crate::outcome::{Era, Level, Outcome};
@@ -183,7 +183,7 @@ async fn before_reply(s: &mut Scenario) -> Verdict {
 
 async fn every_level_filtered(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
-    surface::require_probe_tool(&mut peer, tool::LOG_DEMO).await?;
+    support::require_probe_tool(&mut peer, tool::LOG_DEMO).await?;
     let ex = exchange(
         &mut peer,
         call_tool(tool::LOG_DEMO, json!({})).meta_entry(meta::LOG_LEVEL, json!("warning")),
@@ -206,7 +206,7 @@ async fn every_level_filtered(s: &mut Scenario) -> Verdict {
     if !below.is_empty() {
         problems.push(format!("below warning: {below:?}"));
     }
-    let missing: Vec<&str> = surface::LOG_LEVELS[3..]
+    let missing: Vec<&str> = support::LOG_LEVELS[3..]
         .iter()
         .copied()
         .filter(|l| !levels.contains(l))

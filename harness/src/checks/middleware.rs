@@ -14,7 +14,7 @@
 
 use serde_json::{Value, json};
 
-use super::expect_alive;
+use super::support::expect_alive;
 use crate::check::{Check, Need, Scenario, Verdict};
 use crate::checks::deadlock::{self, Detection};
 use crate::driver::{Peer, notification, preview, request, shorten};

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::surface::{self, advertised_lists, call_tool, tool};
+use super::support::{self, advertised_lists, call_tool, tool};
 use crate::check::{Check, Need, Scenario, Verdict};
 use crate::driver::{Peer, Reply, preview, request};
 use crate::outcome::{Era, Level, Outcome};
@@ -142,7 +142,7 @@ fn is_input_required(result: &Value) -> bool {
 /// A connection where `mcpspec_confirm` is listed, or a skip.
 async fn confirm_peer(s: &mut Scenario) -> Result<Peer, Outcome> {
     let mut peer = s.connect().await?;
-    surface::require_probe_tool(&mut peer, tool::CONFIRM).await?;
+    support::require_probe_tool(&mut peer, tool::CONFIRM).await?;
     Ok(peer)
 }
 

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::expect_alive;
-use super::surface::{
+use super::support::expect_alive;
+use super::support::{
     self, Exchange, PROGRESS_TOKEN, brief, call_tool, exchange, frames_within, method, method_of,
     params_of, tool,
 };
@@ -81,8 +81,8 @@ fn progress(frames: &[Frame]) -> Vec<&Frame> {
 
 async fn none_without_token(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
-    let tool = surface::first_probe_tool(&mut peer, &[tool::SLOW, names::PROBE_LOG_TOOL]).await?;
-    let args = if tool == surface::tool::SLOW {
+    let tool = support::first_probe_tool(&mut peer, &[tool::SLOW, names::PROBE_LOG_TOOL]).await?;
+    let args = if tool == support::tool::SLOW {
         json!({ "steps": 2, "delay_ms": 10 })
     } else {
         json!({})
@@ -148,7 +148,7 @@ fn judge_progress(ex: &Exchange, token: &Value) -> Outcome {
 
 async fn increasing_before_reply(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
-    surface::require_probe_tool(&mut peer, tool::SLOW).await?;
+    support::require_probe_tool(&mut peer, tool::SLOW).await?;
     let token = json!("mcpspec-progress-1");
     let ex = exchange(
         &mut peer,
@@ -162,7 +162,7 @@ async fn increasing_before_reply(s: &mut Scenario) -> Verdict {
 
 async fn in_flight_no_reply(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
-    surface::require_probe_tool(&mut peer, tool::SLOW).await?;
+    support::require_probe_tool(&mut peer, tool::SLOW).await?;
     let token = json!("mcpspec-cancel-1");
     let id = peer
         .send(
@@ -189,7 +189,7 @@ async fn in_flight_no_reply(s: &mut Scenario) -> Verdict {
         })
         .map(brief)
         .collect();
-    if let Some(reply) = frames.iter().find(|f| surface::is_reply(f, &id)) {
+    if let Some(reply) = frames.iter().find(|f| support::is_reply(f, &id)) {
         return Ok(Outcome::fail(format!(
             "the cancelled request was answered: {}",
             brief(reply)

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::served_method;
+use super::support::served_method;
 use crate::check::{Check, Need, Scenario, Verdict};
 use crate::driver::{Reply, request};
 use crate::outcome::{Era, Level, Outcome};

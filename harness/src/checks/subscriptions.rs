@@ -19,7 +19,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::surface::{
+use super::support::{
     self, Exchange, brief, call_tool, exchange, frames_within, is_reply, method, method_of,
     params_of, require_probe_tool, tool, wait_for,
 };
@@ -339,7 +339,7 @@ async fn acknowledged_first(s: &mut Scenario) -> Verdict {
     let mut peer = ready(s).await?;
     let mut wanted = filter(&kinds);
     if subscribe {
-        let resources = surface::items(&mut peer, core::RESOURCES_LIST, "resources").await?;
+        let resources = support::items(&mut peer, core::RESOURCES_LIST, "resources").await?;
         if let Some(uri) = resources
             .iter()
             .find_map(|r| r.get("uri").and_then(Value::as_str))
@@ -487,7 +487,7 @@ async fn only_requested(s: &mut Scenario) -> Verdict {
     let mut frames: Vec<Frame> = all_frames(&ex).into_iter().cloned().collect();
     // An update of a resource the stream did not subscribe to, when one is listed.
     if s.facts().has_capability("resources") {
-        let resources = surface::items(&mut peer, core::RESOURCES_LIST, "resources").await?;
+        let resources = support::items(&mut peer, core::RESOURCES_LIST, "resources").await?;
         let uri = resources
             .iter()
             .find_map(|r| r.get("uri").and_then(Value::as_str));
@@ -692,7 +692,7 @@ async fn cancel_stops_stream(s: &mut Scenario) -> Verdict {
 async fn cancelled_only_for_listen(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
     let tool =
-        surface::first_probe_tool(&mut peer, &[names::PROBE_LOG_TOOL, tool::LOG_DEMO]).await?;
+        support::first_probe_tool(&mut peer, &[names::PROBE_LOG_TOOL, tool::LOG_DEMO]).await?;
     let ex = exchange(&mut peer, call_tool(tool, json!({}))).await;
     ex.reply.expect_result(tool)?;
     let cancelled: Vec<String> = all_frames(&ex)

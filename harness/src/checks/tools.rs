@@ -63,7 +63,7 @@ async fn unknown_tool(s: &mut Scenario) -> Verdict {
             "an unknown tool gave an `isError: true` result; FEAT-2 requires error -32602",
         ));
     }
-    Ok(super::expect_code_or(
+    Ok(super::support::expect_code_or(
         &reply,
         "an unknown tool",
         code::INVALID_PARAMS,

@@ -1,7 +1,9 @@
-//! Helpers shared by the checks of the rest of the 2026-07-28 surface (subscriptions, logging,
-//! progress, cancellation, caching, lists, resources, prompts, input-required results): method
-//! and tool names, list walking, probe-tool lookup (POL-12) and collecting the notifications
-//! around a reply.
+//! What the check areas share, below all of them (an area imports this module; this module
+//! imports no area): the method a negative test may use (POL-1), the liveness probe, error-code
+//! grading, and for the rest of the 2026-07-28 surface (subscriptions, logging, progress,
+//! cancellation, caching, lists, resources, prompts, input-required results) method and tool
+//! names, list walking, probe-tool lookup (POL-12) and collecting the notifications around a
+//! reply.
 
 use std::time::Duration;
 
@@ -10,8 +12,8 @@ use tokio::time::Instant;
 
 use crate::check::Facts;
 use crate::driver::{Incoming, Outgoing, Peer, Reply, request, shorten};
-use crate::outcome::Outcome;
-use crate::protocol::method as core;
+use crate::outcome::{Era, Outcome};
+use crate::protocol::{code, method as core};
 use crate::wire::Frame;
 
 /// Method names of the 2026-07-28 surface the core `protocol` module does not name.
@@ -40,6 +42,117 @@ pub mod tool {
     pub const SLOW: &str = "mcpspec_slow";
     pub const LOG_DEMO: &str = "mcpspec_log_demo";
     pub const CONFIRM: &str = "mcpspec_confirm";
+}
+
+/// A read-only method the server serves, for negative tests that must reach envelope and
+/// version validation (POL-1: the method itself must not be what is wrong).
+pub(crate) fn served_method(facts: &Facts) -> &'static str {
+    if facts.has_capability("tools") {
+        core::TOOLS_LIST
+    } else if facts.has_capability("resources") {
+        core::RESOURCES_LIST
+    } else if facts.has_capability("prompts") {
+        method::PROMPTS_LIST
+    } else {
+        core::DISCOVER
+    }
+}
+
+/// A list request `era` serves on this server: as [`served_method`] on the modern era; on the
+/// legacy era, from the capabilities the `initialize` probe announced (`ping` without any).
+pub(crate) fn served_method_in(facts: &Facts, era: Era) -> &'static str {
+    if era != Era::Legacy {
+        return served_method(facts);
+    }
+    let caps = facts
+        .initialize
+        .as_ref()
+        .and_then(|r| r.get("capabilities"));
+    let has = |c: &str| {
+        caps.and_then(|caps| caps.get(c))
+            .is_some_and(Value::is_object)
+    };
+    if has("tools") {
+        core::TOOLS_LIST
+    } else if has("resources") {
+        core::RESOURCES_LIST
+    } else if has("prompts") {
+        method::PROMPTS_LIST
+    } else {
+        core::PING
+    }
+}
+
+/// A harmless request every server of `era` answers: `server/discover` (modern) or `ping`
+/// (legacy, after the handshake). Era-independent checks (POL-28) use it as their sentinel.
+pub(crate) fn harmless_method(era: Era) -> &'static str {
+    match era {
+        Era::Legacy => core::PING,
+        _ => core::DISCOVER,
+    }
+}
+
+/// The liveness probe: a harmless request of the peer's era (`server/discover`, or `ping` on a
+/// legacy connection) must be answered (with anything valid).
+pub(crate) async fn expect_alive(peer: &mut Peer, after: &str) -> Result<(), Outcome> {
+    let probe = harmless_method(peer.era);
+    let reply = peer.call(request(probe)).await;
+    match reply.message() {
+        Some(_) => Ok(()),
+        None => Err(Outcome::fail(format!(
+            "after {after}, the liveness probe ({probe}) got {}",
+            reply.describe()
+        ))),
+    }
+}
+
+/// Grades one error code against RPC-2, RPC-7 and POL-15. `None` means acceptable.
+pub(crate) fn grade_error_code(code: i64) -> Option<Outcome> {
+    if code == 0 {
+        return Some(Outcome::fail("error code 0 (RPC-2, POL-15)"));
+    }
+    if code::DRAFT_CODES.contains(&code) {
+        return Some(Outcome::fail(format!(
+            "error code {code} is a pre-release draft code (use -32020/-32021/-32022)"
+        )));
+    }
+    if code == code::LEGACY_RESOURCE_NOT_FOUND || code == code::LEGACY_URL_ELICITATION {
+        return Some(Outcome::fail(format!(
+            "error code {code} is removed in 2026-07-28 (RPC-7)"
+        )));
+    }
+    if (-32099..=-32020).contains(&code) && !code::MODERN_DEFINED_RESERVED.contains(&code) {
+        return Some(Outcome::fail(format!(
+            "error code {code} is undefined in -32020..-32099 (RPC-7)"
+        )));
+    }
+    if (-32019..=-32000).contains(&code) {
+        return Some(Outcome::non_strict(format!(
+            "error code {code} is in -32000..-32019, which 2026-07-28 says SHOULD NOT be used (RPC-7)"
+        )));
+    }
+    None
+}
+
+/// Expects the error `code`; a different error code is `other`'s outcome (Fail unless the
+/// caller chose NonStrict), a result or silence is Fail.
+pub(crate) fn expect_code_or(
+    reply: &Reply,
+    what: &str,
+    code: i64,
+    other: fn(String) -> Outcome,
+) -> Outcome {
+    match reply.error() {
+        Some(e) if e.code == code => Outcome::pass(format!("{what}: error {code}")),
+        Some(_) => other(format!(
+            "{what}: expected error {code}, got {}",
+            reply.describe()
+        )),
+        None => Outcome::fail(format!(
+            "{what}: expected error {code}, got {}",
+            reply.describe()
+        )),
+    }
 }
 
 /// The `_meta` key of a progress token.
@@ -256,4 +369,24 @@ pub fn name_of(item: &Value) -> Option<&str> {
     item.get("name")
         .or_else(|| item.get("uri"))
         .and_then(Value::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Kind;
+
+    #[test]
+    fn error_code_grades() {
+        assert!(grade_error_code(-32601).is_none());
+        assert!(grade_error_code(-32022).is_none());
+        assert_eq!(grade_error_code(0).map(|o| o.kind), Some(Kind::Fail));
+        assert_eq!(grade_error_code(-32050).map(|o| o.kind), Some(Kind::Fail));
+        assert_eq!(grade_error_code(-32004).map(|o| o.kind), Some(Kind::Fail));
+        assert_eq!(
+            grade_error_code(-32010).map(|o| o.kind),
+            Some(Kind::NonStrict)
+        );
+        assert!(grade_error_code(-1).is_none());
+    }
 }
