@@ -15,6 +15,7 @@ mod features;
 mod lists;
 mod logging;
 mod mrtr;
+mod prelude;
 mod progress;
 mod subscriptions;
 mod support;

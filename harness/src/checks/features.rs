@@ -7,12 +7,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::prelude::*;
 use super::support::expect_code_or;
-use super::support::{self, method};
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::request;
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, method as core};
 
 /// A resource URI no server has.
 const MISSING_URI: &str = "mcpspec://nonexistent/resource-7f3a";
@@ -148,7 +144,7 @@ fn prompt_missing_one(prompts: &[Value]) -> Option<(String, String, Map<String, 
 
 async fn missing_argument(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
-    let prompts = support::items(&mut peer, method::PROMPTS_LIST, "prompts").await?;
+    let prompts = peer.items(method::PROMPTS_LIST, "prompts").await?;
     let Some((name, left_out, args)) = prompt_missing_one(&prompts) else {
         return Ok(Outcome::skipped(
             "prompts/list lists no prompt with a required argument",
@@ -179,7 +175,7 @@ async fn missing_argument(s: &mut Scenario) -> Verdict {
 async fn methods_match(s: &mut Scenario) -> Verdict {
     let probes = [
         ("prompts", request(method::PROMPTS_LIST)),
-        ("resources", request(core::RESOURCES_LIST)),
+        ("resources", request(method::RESOURCES_LIST)),
         (
             "completions",
             request(method::COMPLETION_COMPLETE)

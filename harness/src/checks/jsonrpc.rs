@@ -9,14 +9,11 @@
 
 use serde_json::{Value, json};
 
+use super::prelude::*;
 use super::support::{
     expect_alive, expect_code_or, grade_error_code, harmless_method, served_method,
     served_method_in,
 };
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Peer, Reply, notification, raw, request};
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, method};
 use crate::wire::{HttpContext, Message};
 
 pub fn group() -> Vec<Check> {

@@ -6,11 +6,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Incoming, Peer, Reply, notification, raw, request};
+use super::prelude::*;
 use crate::negotiation::initialize;
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, method, version};
 use crate::wire::Message;
 
 pub fn group() -> Vec<Check> {

@@ -7,12 +7,8 @@
 
 use serde_json::{Value, json};
 
-use super::support::expect_code_or;
-use super::support::{self, advertised_lists, method, name_of};
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{preview, request};
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, method as core};
+use super::prelude::*;
+use super::support::{advertised_lists, expect_code_or, name_of};
 
 pub fn group() -> Vec<Check> {
     vec![
@@ -111,7 +107,7 @@ async fn hints_on_every_page(s: &mut Scenario) -> Verdict {
     let mut problems = Vec::new();
     let mut seen = Vec::new();
     for (list, _) in lists {
-        let pages = support::pages(&mut peer, list).await?;
+        let pages = peer.pages(list).await?;
         for (n, page) in pages.iter().enumerate() {
             if let Some(p) = hint_problem(page) {
                 problems.push(format!("{list} page {}: {p}", n + 1));
@@ -132,7 +128,7 @@ async fn same_scope(s: &mut Scenario) -> Verdict {
     let mut problems = Vec::new();
     let mut compared = Vec::new();
     for (list, _) in lists {
-        let pages = support::pages(&mut peer, list).await?;
+        let pages = peer.pages(list).await?;
         if pages.len() < 2 {
             continue;
         }
@@ -156,7 +152,7 @@ async fn same_scope(s: &mut Scenario) -> Verdict {
 
 async fn read_hints(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
-    let resources = support::items(&mut peer, core::RESOURCES_LIST, "resources").await?;
+    let resources = peer.items(method::RESOURCES_LIST, "resources").await?;
     let Some(uri) = resources
         .iter()
         .find_map(|r| r.get("uri").and_then(Value::as_str))
@@ -201,13 +197,13 @@ async fn same_across_connections(s: &mut Scenario) -> Verdict {
     let mut first = Vec::new();
     let mut peer = s.connect().await?;
     for (list, key) in &lists {
-        first.push(support::items(&mut peer, list, key).await?);
+        first.push(peer.items(list, key).await?);
     }
     drop(peer);
     let mut peer = s.connect().await?;
     let mut problems = Vec::new();
     for ((list, key), a) in lists.iter().zip(&first) {
-        let b = support::items(&mut peer, list, key).await?;
+        let b = peer.items(list, key).await?;
         if *a != b {
             let differing = a
                 .iter()
@@ -230,7 +226,7 @@ async fn order_deterministic(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
     let mut orders: Vec<Vec<String>> = Vec::new();
     for _ in 0..3 {
-        let tools = support::items(&mut peer, core::TOOLS_LIST, "tools").await?;
+        let tools = peer.items(method::TOOLS_LIST, "tools").await?;
         orders.push(
             tools
                 .iter()

@@ -9,15 +9,10 @@
 
 use serde_json::json;
 
+use super::prelude::*;
 use super::support::{
-    self, Exchange, brief, call_tool, exchange, level_rank, method, method_of, params_of, tool,
+    self, brief, call_tool, expect_code_or, level_rank, method_of, params_of, served_method,
 };
-use super::support::{expect_code_or, served_method};
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Peer, request};
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, meta};
-use crate::wire::Frame;
 
 pub fn group() -> Vec<Check> {
     vec![
@@ -125,7 +120,7 @@ async fn with_level(s: &mut Scenario, level: Option<&str>) -> Result<(Peer, Exch
     if let Some(level) = level {
         out = out.meta_entry(meta::LOG_LEVEL, json!(level));
     }
-    let ex = exchange(&mut peer, out).await;
+    let ex = peer.exchange(out).await;
     ex.reply.expect_result(served)?;
     Ok((peer, ex))
 }
@@ -184,11 +179,11 @@ async fn before_reply(s: &mut Scenario) -> Verdict {
 async fn every_level_filtered(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
     support::require_probe_tool(&mut peer, tool::LOG_DEMO).await?;
-    let ex = exchange(
-        &mut peer,
-        call_tool(tool::LOG_DEMO, json!({})).meta_entry(meta::LOG_LEVEL, json!("warning")),
-    )
-    .await;
+    let ex = peer
+        .exchange(
+            call_tool(tool::LOG_DEMO, json!({})).meta_entry(meta::LOG_LEVEL, json!("warning")),
+        )
+        .await;
     ex.reply.expect_result(tool::LOG_DEMO)?;
     let mut problems = Vec::new();
     let after = messages(&ex.after);

@@ -3,11 +3,8 @@
 
 use serde_json::{Value, json};
 
+use super::prelude::*;
 use super::support::{expect_code_or, served_method};
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Reply, request};
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, meta, method, string_array, version};
 
 pub fn group() -> Vec<Check> {
     let mut checks = vec![

@@ -8,11 +8,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::support::{self, advertised_lists, call_tool, tool};
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Peer, Reply, preview, request};
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, meta, method as core};
+use super::prelude::*;
+use super::support::{self, advertised_lists, call_tool};
 
 /// The methods an InputRequiredResult may ask the client to run (MRTR-2), with the client
 /// capability each needs (MRTR-3).
@@ -209,7 +206,7 @@ async fn retry(peer: &mut Peer, state: Option<&Value>, responses: Value) -> Repl
 }
 
 async fn lists_never_input_required(s: &mut Scenario) -> Verdict {
-    let mut methods = vec![core::DISCOVER];
+    let mut methods = vec![method::DISCOVER];
     if let Ok(lists) = advertised_lists(s.facts()) {
         methods.extend(lists.into_iter().map(|(m, _)| m));
     }

@@ -5,11 +5,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::prelude::*;
 use super::support::served_method;
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Reply, request};
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, method};
 use crate::transport::Liveness;
 use crate::wire::Message;
 

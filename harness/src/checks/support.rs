@@ -5,56 +5,25 @@
 //! names, list walking, probe-tool lookup (POL-12) and collecting the notifications around a
 //! reply.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
-use tokio::time::Instant;
 
 use crate::check::Facts;
-use crate::driver::{Incoming, Outgoing, Peer, Reply, request, shorten};
+use crate::driver::{Outgoing, Peer, Reply, request, shorten};
 use crate::outcome::{Era, Outcome};
-use crate::protocol::{code, method as core};
+use crate::protocol::{code, method};
 use crate::wire::Frame;
-
-/// Method names of the 2026-07-28 surface the core `protocol` module does not name.
-pub mod method {
-    pub const RESOURCES_READ: &str = "resources/read";
-    pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
-    pub const PROMPTS_LIST: &str = "prompts/list";
-    pub const PROMPTS_GET: &str = "prompts/get";
-    pub const COMPLETION_COMPLETE: &str = "completion/complete";
-    pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
-    pub const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
-    pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
-    pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
-    pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
-    pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
-    pub const MESSAGE: &str = "notifications/message";
-    pub const PROGRESS: &str = "notifications/progress";
-}
-
-/// The probe profile's trigger tools (POL-12: listed and callable only with
-/// `--probe-profile`).
-pub mod tool {
-    pub const TRIGGER_LIST_CHANGED: &str = "mcpspec_trigger_list_changed";
-    pub const TRIGGER_RESOURCE_UPDATED: &str = "mcpspec_trigger_resource_updated";
-    pub const END_SUBSCRIPTIONS: &str = "mcpspec_end_subscriptions";
-    pub const SLOW: &str = "mcpspec_slow";
-    pub const LOG_DEMO: &str = "mcpspec_log_demo";
-    pub const CONFIRM: &str = "mcpspec_confirm";
-}
 
 /// A read-only method the server serves, for negative tests that must reach envelope and
 /// version validation (POL-1: the method itself must not be what is wrong).
 pub(crate) fn served_method(facts: &Facts) -> &'static str {
     if facts.has_capability("tools") {
-        core::TOOLS_LIST
+        method::TOOLS_LIST
     } else if facts.has_capability("resources") {
-        core::RESOURCES_LIST
+        method::RESOURCES_LIST
     } else if facts.has_capability("prompts") {
         method::PROMPTS_LIST
     } else {
-        core::DISCOVER
+        method::DISCOVER
     }
 }
 
@@ -73,13 +42,13 @@ pub(crate) fn served_method_in(facts: &Facts, era: Era) -> &'static str {
             .is_some_and(Value::is_object)
     };
     if has("tools") {
-        core::TOOLS_LIST
+        method::TOOLS_LIST
     } else if has("resources") {
-        core::RESOURCES_LIST
+        method::RESOURCES_LIST
     } else if has("prompts") {
         method::PROMPTS_LIST
     } else {
-        core::PING
+        method::PING
     }
 }
 
@@ -87,8 +56,8 @@ pub(crate) fn served_method_in(facts: &Facts, era: Era) -> &'static str {
 /// (legacy, after the handshake). Era-independent checks (POL-28) use it as their sentinel.
 pub(crate) fn harmless_method(era: Era) -> &'static str {
     match era {
-        Era::Legacy => core::PING,
-        _ => core::DISCOVER,
+        Era::Legacy => method::PING,
+        _ => method::DISCOVER,
     }
 }
 
@@ -174,14 +143,11 @@ pub fn level_rank(level: &str) -> Option<usize> {
     LOG_LEVELS.iter().position(|l| *l == level)
 }
 
-/// The cap on pages walked in one list (a server looping its cursors is not followed forever).
-const MAX_PAGES: usize = 20;
-
 /// The list methods gated by a capability: (method, result key, capability).
 pub const LISTS: [(&str, &str, &str); 4] = [
-    (core::TOOLS_LIST, "tools", "tools"),
+    (method::TOOLS_LIST, "tools", "tools"),
     (method::PROMPTS_LIST, "prompts", "prompts"),
-    (core::RESOURCES_LIST, "resources", "resources"),
+    (method::RESOURCES_LIST, "resources", "resources"),
     (
         method::RESOURCES_TEMPLATES_LIST,
         "resourceTemplates",
@@ -204,50 +170,10 @@ pub fn advertised_lists(facts: &Facts) -> Result<Vec<(&'static str, &'static str
     Ok(lists)
 }
 
-/// Every page of a list: the page results, in order. A page that is not a result is a Fail.
-pub async fn pages(peer: &mut Peer, list: &str) -> Result<Vec<Value>, Outcome> {
-    let mut pages = Vec::new();
-    let mut cursor: Option<Value> = None;
-    loop {
-        let mut out = request(list);
-        if let Some(c) = cursor.take() {
-            out = out.param("cursor", c);
-        }
-        let reply = peer.call(out).await;
-        let what = format!("{list} page {}", pages.len() + 1);
-        let result = reply.expect_result(&what)?.clone();
-        let next = result.get("nextCursor").filter(|c| !c.is_null()).cloned();
-        pages.push(result);
-        match next {
-            Some(c) if pages.len() < MAX_PAGES => cursor = Some(c),
-            Some(_) => {
-                return Err(Outcome::fail(format!(
-                    "{list}: still a `nextCursor` after {MAX_PAGES} pages"
-                )));
-            }
-            None => return Ok(pages),
-        }
-    }
-}
-
-/// The items of every page of a list, concatenated.
-pub async fn items(peer: &mut Peer, list: &str, key: &str) -> Result<Vec<Value>, Outcome> {
-    let pages = pages(peer, list).await?;
-    Ok(pages
-        .iter()
-        .flat_map(|p| {
-            p.get(key)
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default()
-        })
-        .collect())
-}
-
 /// Makes sure the probe tool `name` is listed (POL-12: mcpspec calls only listed probe-profile
 /// tools); a skip naming it otherwise.
 pub async fn require_probe_tool(peer: &mut Peer, name: &str) -> Result<(), Outcome> {
-    let tools = items(peer, core::TOOLS_LIST, "tools").await?;
+    let tools = peer.items(method::TOOLS_LIST, "tools").await?;
     if tools
         .iter()
         .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
@@ -265,7 +191,7 @@ pub async fn first_probe_tool(
     peer: &mut Peer,
     names: &[&'static str],
 ) -> Result<&'static str, Outcome> {
-    let tools = items(peer, core::TOOLS_LIST, "tools").await?;
+    let tools = peer.items(method::TOOLS_LIST, "tools").await?;
     let listed = |n: &str| {
         tools
             .iter()
@@ -281,64 +207,9 @@ pub async fn first_probe_tool(
 
 /// A `tools/call` request.
 pub fn call_tool(name: &str, arguments: Value) -> Outgoing {
-    request(core::TOOLS_CALL)
+    request(method::TOOLS_CALL)
         .param("name", json!(name))
         .param("arguments", arguments)
-}
-
-/// What one request produced: its reply, the notifications that came before it (while it was
-/// the only request in flight) and those within the quiet period (`Settings::quiet`) after it.
-#[derive(Debug)]
-pub struct Exchange {
-    pub reply: Reply,
-    pub before: Vec<Frame>,
-    pub after: Vec<Frame>,
-}
-
-/// Sends `out` and collects its [`Exchange`]. Call it with nothing else in flight.
-pub async fn exchange(peer: &mut Peer, out: Outgoing) -> Exchange {
-    peer.drain_backlog();
-    let reply = peer.call(out).await;
-    let before = peer.drain_backlog();
-    let after = if reply.frame().is_some() {
-        let quiet = peer.settings().quiet;
-        frames_within(peer, quiet).await
-    } else {
-        Vec::new()
-    };
-    Exchange {
-        reply,
-        before,
-        after,
-    }
-}
-
-/// Every frame that arrives within `wait` (the backlog first). Nothing is recorded for the
-/// wait itself, so transcripts do not depend on timing.
-pub async fn frames_within(peer: &mut Peer, wait: Duration) -> Vec<Frame> {
-    let deadline = Instant::now() + wait;
-    let mut frames = Vec::new();
-    while let Incoming::Frame(f) = peer.next(deadline).await {
-        frames.push(f);
-    }
-    frames
-}
-
-/// Waits up to `wait` for a frame that `want` accepts; frames passed over are returned too.
-pub async fn wait_for(
-    peer: &mut Peer,
-    wait: Duration,
-    want: impl Fn(&Frame) -> bool,
-) -> (Option<Frame>, Vec<Frame>) {
-    let deadline = Instant::now() + wait;
-    let mut seen = Vec::new();
-    loop {
-        match peer.next(deadline).await {
-            Incoming::Frame(f) if want(&f) => return (Some(f), seen),
-            Incoming::Frame(f) => seen.push(f),
-            _ => return (None, seen),
-        }
-    }
 }
 
 /// The method of a notification (or request) frame.
