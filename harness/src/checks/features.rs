@@ -191,7 +191,7 @@ async fn methods_match(s: &mut Scenario) -> Verdict {
         .map(|(cap, _)| s.facts().has_capability(cap))
         .collect();
     let mut peer = s.connect().await?;
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     let mut seen = Vec::new();
     for ((cap, out), advertised) in probes.into_iter().zip(advertised) {
         let reply = peer.call(out).await;
@@ -216,9 +216,5 @@ async fn methods_match(s: &mut Scenario) -> Verdict {
             )),
         }
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass(seen.join("; "))
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict(seen.join("; ")))
 }

@@ -960,9 +960,9 @@ async fn sse_terminates(s: &mut Scenario) -> Verdict {
             st.status
         )));
     }
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     if !st.ended {
-        problems.push("the stream stayed open after the final response".to_owned());
+        problems.push("the stream stayed open after the final response");
     }
     if st.accel.as_deref() != Some("no") {
         problems.push(format!(
@@ -970,11 +970,10 @@ async fn sse_terminates(s: &mut Scenario) -> Verdict {
             st.accel
         ));
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass("the stream ended after the final response; X-Accel-Buffering: no")
-    } else {
-        Outcome::non_strict(problems.join("; "))
-    })
+    Ok(problems.verdict_as(
+        Outcome::non_strict,
+        "the stream ended after the final response; X-Accel-Buffering: no",
+    ))
 }
 
 async fn sse_close_cancels(s: &mut Scenario) -> Verdict {

@@ -180,7 +180,7 @@ async fn result_shape(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect_as(Era::Legacy).await?;
     let reply = initialize(&mut peer, version::LATEST_LEGACY, "mcpspec").await;
     let result = reply.expect_result("initialize")?;
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     if offered(result).is_none() {
         problems.push("protocolVersion is not a string");
     }
@@ -197,11 +197,7 @@ async fn result_shape(s: &mut Scenario) -> Verdict {
     {
         problems.push("serverInfo {name, version} is missing");
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass("InitializeResult with protocolVersion, capabilities, serverInfo")
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict("InitializeResult with protocolVersion, capabilities, serverInfo"))
 }
 
 async fn echoes_supported_version(s: &mut Scenario) -> Verdict {

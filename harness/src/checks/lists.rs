@@ -104,7 +104,7 @@ pub(crate) fn hint_problem(result: &Value) -> Option<String> {
 async fn hints_on_every_page(s: &mut Scenario) -> Verdict {
     let lists = advertised_lists(s.facts())?;
     let mut peer = s.connect().await?;
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     let mut seen = Vec::new();
     for (list, _) in lists {
         let pages = peer.pages(list).await?;
@@ -115,17 +115,13 @@ async fn hints_on_every_page(s: &mut Scenario) -> Verdict {
         }
         seen.push(format!("{list} ({} page(s))", pages.len()));
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass(format!("cache hints on every page of {}", seen.join(", ")))
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict(format!("cache hints on every page of {}", seen.join(", "))))
 }
 
 async fn same_scope(s: &mut Scenario) -> Verdict {
     let lists = advertised_lists(s.facts())?;
     let mut peer = s.connect().await?;
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     let mut compared = Vec::new();
     for (list, _) in lists {
         let pages = peer.pages(list).await?;
@@ -142,7 +138,7 @@ async fn same_scope(s: &mut Scenario) -> Verdict {
         compared.push(format!("{list} ({} pages)", pages.len()));
     }
     Ok(if !problems.is_empty() {
-        Outcome::fail(problems.join("; "))
+        Outcome::fail(problems.joined())
     } else if compared.is_empty() {
         Outcome::skipped("no advertised list has more than one page: no pages to compare")
     } else {
@@ -201,7 +197,7 @@ async fn same_across_connections(s: &mut Scenario) -> Verdict {
     }
     drop(peer);
     let mut peer = s.connect().await?;
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     for ((list, key), a) in lists.iter().zip(&first) {
         let b = peer.items(list, key).await?;
         if *a != b {
@@ -215,11 +211,7 @@ async fn same_across_connections(s: &mut Scenario) -> Verdict {
         }
     }
     let names: Vec<&str> = lists.iter().map(|(l, _)| *l).collect();
-    Ok(if problems.is_empty() {
-        Outcome::pass(format!("{} the same on two connections", names.join(", ")))
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict(format!("{} the same on two connections", names.join(", "))))
 }
 
 async fn order_deterministic(s: &mut Scenario) -> Verdict {

@@ -185,7 +185,7 @@ async fn every_level_filtered(s: &mut Scenario) -> Verdict {
         )
         .await;
     ex.reply.expect_result(tool::LOG_DEMO)?;
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     let after = messages(&ex.after);
     if !after.is_empty() {
         problems.push(format!("after the reply: {}", listed(&after)));
@@ -212,11 +212,7 @@ async fn every_level_filtered(s: &mut Scenario) -> Verdict {
             tool::LOG_DEMO
         ));
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass(format!("levels {levels:?} before the reply, nothing else"))
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict(format!("levels {levels:?} before the reply, nothing else")))
 }
 
 async fn capability_declared(s: &mut Scenario) -> Verdict {

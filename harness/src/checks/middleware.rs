@@ -258,8 +258,8 @@ enum Want {
 }
 
 /// Finds each expected entry in `log`, in order; returns what is missing or wrong.
-fn compare(log: &[LogEntry], expected: &[Expected<'_>]) -> Vec<String> {
-    let mut problems = Vec::new();
+fn compare(log: &[LogEntry], expected: &[Expected<'_>]) -> Problems {
+    let mut problems = Problems::new();
     let mut from = 0;
     for e in expected {
         let found = log[from..].iter().position(|l| {
@@ -310,7 +310,7 @@ fn log_verdict(log: &[LogEntry], expected: &[Expected<'_>]) -> Outcome {
     } else {
         Outcome::fail(format!(
             "{}; the log: [{}]",
-            problems.join("; "),
+            problems.joined(),
             shorten(&shown.join("; "), 400)
         ))
     }

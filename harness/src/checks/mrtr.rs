@@ -233,9 +233,9 @@ async fn input_required_shape(s: &mut Scenario) -> Verdict {
     let result = first_round(&mut peer).await?;
     let requests = result.get("inputRequests");
     let state = result.get("requestState");
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     if requests.is_none() && state.is_none() {
-        problems.push("neither `inputRequests` nor `requestState`".to_owned());
+        problems.push("neither `inputRequests` nor `requestState`");
     }
     if state.is_some_and(|s| !s.is_string()) {
         problems.push(format!(
@@ -259,11 +259,7 @@ async fn input_required_shape(s: &mut Scenario) -> Verdict {
         }
         Some(other) => problems.push(format!("`inputRequests` is not an object: {other}")),
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass(format!("input_required with {}", preview(&result, 160)))
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict(format!("input_required with {}", preview(&result, 160))))
 }
 
 async fn no_cache_hints(s: &mut Scenario) -> Verdict {
@@ -325,16 +321,10 @@ async fn undeclared_not_requested(s: &mut Scenario) -> Verdict {
 
 fn judge_missing_capability(reply: &Reply, what: &str) -> Outcome {
     let Some(error) = reply.error() else {
-        return Outcome::fail(format!(
-            "{what}: expected error -32021, got {}",
-            reply.describe()
-        ));
+        return Outcome::mismatch(what, "error -32021", reply.describe());
     };
     if error.code != code::MISSING_CLIENT_CAPABILITY {
-        return Outcome::fail(format!(
-            "{what}: expected error -32021, got {}",
-            reply.describe()
-        ));
+        return Outcome::mismatch(what, "error -32021", reply.describe());
     }
     match error
         .data

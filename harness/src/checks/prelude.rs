@@ -6,6 +6,6 @@ pub use crate::check::{Check, Facts, Need, Scenario, Verdict};
 pub use crate::driver::{
     Exchange, Incoming, Peer, Reply, notification, preview, raw, request, seconds, shorten,
 };
-pub use crate::outcome::{Era, Level, Outcome};
+pub use crate::outcome::{Era, Level, Outcome, Problems};
 pub use crate::protocol::{code, meta, method, names, string_array, tool, version};
 pub use crate::wire::Frame;

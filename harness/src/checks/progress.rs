@@ -93,7 +93,7 @@ async fn none_without_token(s: &mut Scenario) -> Verdict {
 }
 
 fn judge_progress(ex: &Exchange, token: &Value) -> Outcome {
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     let after = progress(&ex.after);
     if !after.is_empty() {
         problems.push(format!(
@@ -128,14 +128,10 @@ fn judge_progress(ex: &Exchange, token: &Value) -> Outcome {
         }
         last = Some(value);
     }
-    if problems.is_empty() {
-        Outcome::pass(format!(
-            "{} progress notification(s), increasing, all before the reply",
-            before.len()
-        ))
-    } else {
-        Outcome::fail(problems.join("; "))
-    }
+    problems.verdict(format!(
+        "{} progress notification(s), increasing, all before the reply",
+        before.len()
+    ))
 }
 
 async fn increasing_before_reply(s: &mut Scenario) -> Verdict {

@@ -174,7 +174,7 @@ async fn answered_by_id(s: &mut Scenario) -> Verdict {
         peer.expect_reply(&b).await,
         peer.expect_reply(&c).await,
     );
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     let exact = |r: &Reply, id: &Value| r.frame().and_then(|f| f.raw_id()) == Some(id);
     match ra.result() {
         Some(r) if exact(&ra, &a) && r.get("supportedVersions").is_some() => {}
@@ -199,9 +199,5 @@ async fn answered_by_id(s: &mut Scenario) -> Verdict {
             ));
         }
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass("three interleaved requests, each answered under its own id")
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict("three interleaved requests, each answered under its own id"))
 }

@@ -415,7 +415,7 @@ async fn ack_carries_listen_id(s: &mut Scenario) -> Verdict {
         ));
     };
     let mut peer = ready(s).await?;
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     for id in [json!(4217), json!("mcpspec-listen-b")] {
         let ack = open(&mut peer, id.clone(), filter(&[kind])).await?;
         match subscription_id(&ack) {
@@ -429,11 +429,7 @@ async fn ack_carries_listen_id(s: &mut Scenario) -> Verdict {
         }
         cancel(&mut peer, &id).await;
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass("both acknowledgements carry their listen id, with its JSON type")
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict("both acknowledgements carry their listen id, with its JSON type"))
 }
 
 async fn stream_tagged(s: &mut Scenario) -> Verdict {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::check::Facts;
 use crate::driver::{Outgoing, Peer, Reply, request, shorten};
-use crate::outcome::{Era, Outcome};
+use crate::outcome::{Era, Mismatch, Outcome};
 use crate::protocol::{code, method};
 use crate::wire::Frame;
 
@@ -113,14 +113,11 @@ pub(crate) fn expect_code_or(
 ) -> Outcome {
     match reply.error() {
         Some(e) if e.code == code => Outcome::pass(format!("{what}: error {code}")),
-        Some(_) => other(format!(
-            "{what}: expected error {code}, got {}",
-            reply.describe()
-        )),
-        None => Outcome::fail(format!(
-            "{what}: expected error {code}, got {}",
-            reply.describe()
-        )),
+        Some(_) => {
+            let mismatch = Mismatch::new(format!("error {code}"), reply.describe());
+            other(mismatch.describe(what)).with_mismatch(mismatch)
+        }
+        None => Outcome::mismatch(what, format!("error {code}"), reply.describe()),
     }
 }
 
