@@ -75,7 +75,7 @@ pub fn group() -> Vec<Check> {
 
 /// Sends discover and a list request and returns every line received until both replies
 /// arrived (or the waits ran out).
-async fn exchange(s: &mut Scenario) -> Result<(Vec<crate::wire::Frame>, Vec<Reply>), Outcome> {
+async fn discover_and_list(s: &mut Scenario) -> Result<(Vec<Frame>, Vec<Reply>), Outcome> {
     let list = served_method(s.facts());
     let mut peer = s.connect().await?;
     let mut replies = Vec::new();
@@ -84,7 +84,7 @@ async fn exchange(s: &mut Scenario) -> Result<(Vec<crate::wire::Frame>, Vec<Repl
     }
     let mut lines: Vec<_> = replies.iter().filter_map(Reply::frame).cloned().collect();
     lines.extend(peer.drain_backlog());
-    if let Some(crate::driver::Incoming::Frame(f)) = peer.expect_silence().await {
+    if let Some(Incoming::Frame(f)) = peer.expect_silence().await {
         lines.push(f);
     }
     lines.extend(peer.server_requests.iter().cloned());
@@ -92,7 +92,7 @@ async fn exchange(s: &mut Scenario) -> Result<(Vec<crate::wire::Frame>, Vec<Repl
 }
 
 async fn one_message_per_line(s: &mut Scenario) -> Verdict {
-    let (lines, replies) = exchange(s).await?;
+    let (lines, replies) = discover_and_list(s).await?;
     if let Some(bad) = lines.iter().find(|f| f.parsed.is_err()) {
         return Ok(Outcome::fail(format!(
             "a line on stdout is not a whole JSON-RPC message ({}): {}",
@@ -101,7 +101,7 @@ async fn one_message_per_line(s: &mut Scenario) -> Verdict {
                 .err()
                 .map(ToString::to_string)
                 .unwrap_or_default(),
-            crate::driver::shorten(&bad.text(), 120)
+            shorten(&bad.text(), 120)
         )));
     }
     if let Some(r) = replies.iter().find(|r| r.message().is_none()) {
@@ -114,11 +114,11 @@ async fn one_message_per_line(s: &mut Scenario) -> Verdict {
 }
 
 async fn only_mcp_on_stdout(s: &mut Scenario) -> Verdict {
-    let (lines, _) = exchange(s).await?;
+    let (lines, _) = discover_and_list(s).await?;
     match lines.iter().find(|f| f.parsed.is_err()) {
         Some(bad) => Ok(Outcome::fail(format!(
             "stdout carried a line that is not an MCP message: {}",
-            crate::driver::shorten(&bad.text(), 120)
+            shorten(&bad.text(), 120)
         ))),
         None => Ok(Outcome::pass("stdout carried only JSON-RPC messages")),
     }
@@ -137,7 +137,7 @@ async fn no_server_requests(s: &mut Scenario) -> Verdict {
         None => Outcome::pass("no server→client requests"),
         Some(f) => Outcome::fail(format!(
             "the server sent a request in the modern era: {}",
-            crate::driver::shorten(&f.text(), 160)
+            shorten(&f.text(), 160)
         )),
     })
 }
@@ -152,7 +152,7 @@ async fn exit_on_eof(s: &mut Scenario) -> Verdict {
         Liveness::Exited(info) => Outcome::pass(format!("exited after stdin EOF ({})", info.how)),
         Liveness::Running => Outcome::non_strict(format!(
             "still running {} after stdin EOF (STDIO-6)",
-            crate::driver::seconds(EXIT_GRACE)
+            seconds(EXIT_GRACE)
         )),
     })
 }
@@ -195,7 +195,7 @@ async fn answered_by_id(s: &mut Scenario) -> Verdict {
         if let Some(id) = extra.raw_id().filter(|id| [&a, &b, &c].contains(id)) {
             problems.push(format!(
                 "id {id} was answered twice (a duplicate reply): {}",
-                crate::driver::shorten(&extra.text(), 120)
+                shorten(&extra.text(), 120)
             ));
         }
     }
