@@ -11,6 +11,7 @@
 //! requests are recorded and answered (ping with `{}`, anything else with -32601).
 
 mod builder;
+mod conversation;
 mod reply;
 
 use std::collections::VecDeque;
@@ -22,6 +23,7 @@ use tokio::time::Instant;
 
 pub use crate::text::{preview, seconds, shorten};
 pub use builder::{Outgoing, notification, raw, request};
+pub use conversation::Exchange;
 pub use reply::{Reply, Unrelated};
 
 use crate::outcome::Era;

@@ -1,4 +1,5 @@
-//! `mcpspec fuzz` and `mcpspec replay`: black-box fuzzing of any stdio MCP server.
+//! `mcpspec fuzz` and `mcpspec replay`: black-box fuzzing of any stdio MCP server. (The
+//! in-process cargo-fuzz targets are the top-level `fuzz/` crate, over [`crate::fuzzing`].)
 //!
 //! ```text
 //! seed --> TestRunner (ChaCha) --> strategy::case --> ValueTree --+

@@ -1,4 +1,5 @@
-//! Entry points for the cargo-fuzz targets (`fuzz/`) and the property tests; not a stable API.
+//! Entry points for the cargo-fuzz targets (the top-level `fuzz/` crate) and the property tests;
+//! not a stable API. The black-box fuzzer behind `mcpspec fuzz` is another module, [`crate::fuzz`].
 //!
 //! [`codec_invariants`] is the harness wire codec's property: decoding any bytes is total (a
 //! message or a [`DecodeError`](crate::wire::DecodeError) naming a rule, never a panic), the

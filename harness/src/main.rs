@@ -288,10 +288,10 @@ fn run(args: RunArgs) -> u8 {
         Ok(r) => r,
         Err(e) => return usage_error(format!("cannot start the async runtime: {e}")),
     };
-    // The progress line: stderr on a terminal only (it appears once a run takes over 1 s).
+    // The status line: stderr on a terminal only (it appears once a run takes over 1 s).
     let progress = std::io::stderr()
         .is_terminal()
-        .then(|| mcpspec::report::Progress::new(selected.len()));
+        .then(|| mcpspec::report::StatusLine::new(selected.len()));
     let report = runtime.block_on(mcpspec::runner::run_observed(
         target,
         &selected,

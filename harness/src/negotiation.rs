@@ -180,7 +180,7 @@ fn modern(result: Value, version: Option<String>, path: Path) -> Negotiation {
 
 fn mutual(result: &Value, client: &Client) -> Option<String> {
     let supported =
-        crate::checks::string_array(result.get("supportedVersions")).unwrap_or_default();
+        crate::protocol::string_array(result.get("supportedVersions")).unwrap_or_default();
     client
         .modern
         .iter()
@@ -205,7 +205,7 @@ fn classify_discover(reply: &Reply) -> DiscoverAnswer {
             let supported = e
                 .data
                 .as_ref()
-                .and_then(|d| crate::checks::string_array(d.get("supported")));
+                .and_then(|d| crate::protocol::string_array(d.get("supported")));
             supported.map_or(DiscoverAnswer::Other, DiscoverAnswer::Unsupported)
         }
         _ => DiscoverAnswer::Other,
@@ -336,7 +336,7 @@ async fn cell(target: &Target, settings: &Arc<Settings>, v: &str, legacy: bool) 
         let supported = e
             .data
             .as_ref()
-            .and_then(|d| crate::checks::string_array(d.get("supported")));
+            .and_then(|d| crate::protocol::string_array(d.get("supported")));
         return Cell::Error {
             code: e.code,
             supported,

@@ -50,6 +50,32 @@ pub struct Outcome {
     /// The transcript entry the verdict judged (non-pass verdicts), quoted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Evidence>,
+    /// What was expected and what came, when the verdict is one such comparison. The message
+    /// already says it in words; reports print the message, so this is not serialized.
+    #[serde(skip)]
+    pub mismatch: Option<Mismatch>,
+}
+
+/// What a check expected and what came instead: a mismatch as a value (h2spec's TestError),
+/// rendered in a verdict as `{what}: expected {expected}, got {actual}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    pub expected: String,
+    pub actual: String,
+}
+
+impl Mismatch {
+    pub fn new(expected: impl Into<String>, actual: impl Into<String>) -> Self {
+        Self {
+            expected: expected.into(),
+            actual: actual.into(),
+        }
+    }
+
+    /// The verdict text: `{what}: expected {expected}, got {actual}`.
+    pub fn describe(&self, what: &str) -> String {
+        format!("{what}: expected {}, got {}", self.expected, self.actual)
+    }
 }
 
 /// Where a verdict's evidence is: a transcript entry and its first bytes.
@@ -79,7 +105,20 @@ impl Outcome {
             kind,
             message: message.into(),
             evidence: None,
+            mismatch: None,
         }
+    }
+
+    /// A Fail saying what `what` expected and what came instead (see [`Mismatch::describe`]).
+    pub fn mismatch(what: &str, expected: impl Into<String>, actual: impl Into<String>) -> Self {
+        let mismatch = Mismatch::new(expected, actual);
+        Self::fail(mismatch.describe(what)).with_mismatch(mismatch)
+    }
+
+    /// The same verdict, carrying the comparison it states.
+    pub fn with_mismatch(mut self, mismatch: Mismatch) -> Self {
+        self.mismatch = Some(mismatch);
+        self
     }
 
     /// The same verdict, pointing at `evidence` (kept if one is set already: the first
@@ -129,6 +168,7 @@ impl Outcome {
                 kind: Kind::Fail,
                 message: format!("(strict) {}", self.message),
                 evidence: self.evidence,
+                mismatch: self.mismatch,
             },
             _ => self,
         }
@@ -137,6 +177,44 @@ impl Outcome {
     /// Whether this outcome catches a violation (what the mutation test asks of a fault).
     pub fn is_violation(&self) -> bool {
         matches!(self.kind, Kind::Fail | Kind::NonStrict)
+    }
+}
+
+/// What a check found wrong, collected while it judges several things at once and joined into
+/// one verdict (`; ` between problems): a Pass when nothing is wrong, else a Fail naming all.
+#[derive(Debug, Default)]
+pub struct Problems(Vec<String>);
+
+impl Problems {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn push(&mut self, problem: impl Into<String>) {
+        self.0.push(problem.into());
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Every problem, joined with `; `.
+    pub fn joined(&self) -> String {
+        self.0.join("; ")
+    }
+
+    /// A Pass with `pass` when nothing is wrong, else a Fail naming every problem.
+    pub fn verdict(self, pass: impl Into<String>) -> Outcome {
+        self.verdict_as(Outcome::fail, pass)
+    }
+
+    /// As [`Problems::verdict`], with `problem` (`Outcome::non_strict`, …) instead of a Fail.
+    pub fn verdict_as(self, problem: fn(String) -> Outcome, pass: impl Into<String>) -> Outcome {
+        if self.is_empty() {
+            Outcome::pass(pass)
+        } else {
+            problem(self.joined())
+        }
     }
 }
 
@@ -170,4 +248,26 @@ pub enum Era {
     Legacy,
     /// Era-independent (framing, process behaviour).
     Any,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mismatch_reads_as_expected_then_got() {
+        let o = Outcome::mismatch("tools/list", "error -32601", "a result");
+        assert_eq!(o.kind, Kind::Fail);
+        assert_eq!(o.message, "tools/list: expected error -32601, got a result");
+        assert_eq!(o.mismatch, Some(Mismatch::new("error -32601", "a result")));
+    }
+
+    #[test]
+    fn problems_pass_when_empty_and_join_with_semicolons() {
+        assert_eq!(Problems::new().verdict("fine"), Outcome::pass("fine"));
+        let mut p = Problems::new();
+        p.push("a");
+        p.push(String::from("b"));
+        assert_eq!(p.verdict("fine"), Outcome::fail("a; b"));
+    }
 }

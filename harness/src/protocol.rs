@@ -1,7 +1,10 @@
-//! Named constants of the protocol: revisions, method names, error codes and `_meta` keys.
+//! Named constants of the protocol: revisions, method names, error codes and `_meta` keys; and
+//! [`string_array`], the reader of the string lists they travel in.
 //!
 //! The harness keeps its own copy of these (it shares nothing with the reference server, so a
 //! bug in one cannot hide in the other).
+
+use serde_json::Value;
 
 /// Protocol revisions mcpspec knows.
 pub mod version {
@@ -46,6 +49,19 @@ pub mod method {
     pub const NONEXISTENT: &str = "mcpspec/does-not-exist";
     /// A notification no server knows.
     pub const NONEXISTENT_NOTIFICATION: &str = "notifications/mcpspec/does-not-exist";
+    pub const RESOURCES_READ: &str = "resources/read";
+    pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
+    pub const PROMPTS_LIST: &str = "prompts/list";
+    pub const PROMPTS_GET: &str = "prompts/get";
+    pub const COMPLETION_COMPLETE: &str = "completion/complete";
+    pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+    pub const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+    pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+    pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+    pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+    pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
+    pub const MESSAGE: &str = "notifications/message";
+    pub const PROGRESS: &str = "notifications/progress";
 }
 
 /// JSON-RPC and MCP error codes.
@@ -92,10 +108,28 @@ pub mod meta {
 pub mod names {
     /// The client name the harness announces.
     pub const CLIENT: &str = "mcpspec";
+}
+
+/// Tool names: one no server has, and the probe profile's tools (POL-12: listed and callable
+/// only with `--probe-profile`).
+pub mod tool {
     /// A tool name no server has (POL-12).
-    pub const NONEXISTENT_TOOL: &str = "mcpspec-nonexistent-tool-7f3a";
+    pub const NONEXISTENT: &str = "mcpspec-nonexistent-tool-7f3a";
     /// The probe profile's log tool.
-    pub const PROBE_LOG_TOOL: &str = "mcpspec_probe_log";
+    pub const PROBE_LOG: &str = "mcpspec_probe_log";
     /// The probe profile's slow tool (`steps`, `delay_ms`; progress per step).
-    pub const SLOW_TOOL: &str = "mcpspec_slow";
+    pub const SLOW: &str = "mcpspec_slow";
+    pub const TRIGGER_LIST_CHANGED: &str = "mcpspec_trigger_list_changed";
+    pub const TRIGGER_RESOURCE_UPDATED: &str = "mcpspec_trigger_resource_updated";
+    pub const END_SUBSCRIPTIONS: &str = "mcpspec_end_subscriptions";
+    pub const LOG_DEMO: &str = "mcpspec_log_demo";
+    pub const CONFIRM: &str = "mcpspec_confirm";
+}
+
+/// A string array member, if it is one.
+pub fn string_array(v: Option<&Value>) -> Option<Vec<String>> {
+    v?.as_array()?
+        .iter()
+        .map(|s| s.as_str().map(str::to_owned))
+        .collect()
 }

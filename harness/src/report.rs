@@ -1,11 +1,11 @@
 //! Reports: serde data first ([`RunReport`]), renderers second (console, JSON, JUnit in
-//! `report/junit.rs`, Markdown in `report/markdown.rs`), and the progress line of long runs.
+//! `report/junit.rs`, Markdown in `report/markdown.rs`), and the status line of long runs.
 
 mod junit;
 mod markdown;
-mod progress;
+mod status_line;
 
-pub use progress::Progress;
+pub use status_line::StatusLine;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -55,7 +55,7 @@ pub async fn run(
 }
 
 /// As [`run`], handing each result to `observe` as it is collected, in `checks` order (the
-/// progress line of long runs).
+/// status line of long runs).
 pub async fn run_observed(
     target: Target,
     checks: &[Check],

@@ -15,11 +15,8 @@
 
 use std::time::Duration;
 
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Peer, Reply, request, seconds};
+use super::prelude::*;
 use crate::negotiation::initialize;
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{method, version};
 use crate::transport::Liveness;
 
 pub fn group() -> Vec<Check> {

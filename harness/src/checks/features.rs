@@ -7,12 +7,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::expect_code_or;
-use super::surface::{self, method};
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::request;
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, method as core};
+use super::prelude::*;
+use super::support::expect_code_or;
 
 /// A resource URI no server has.
 const MISSING_URI: &str = "mcpspec://nonexistent/resource-7f3a";
@@ -148,7 +144,7 @@ fn prompt_missing_one(prompts: &[Value]) -> Option<(String, String, Map<String, 
 
 async fn missing_argument(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
-    let prompts = surface::items(&mut peer, method::PROMPTS_LIST, "prompts").await?;
+    let prompts = peer.items(method::PROMPTS_LIST, "prompts").await?;
     let Some((name, left_out, args)) = prompt_missing_one(&prompts) else {
         return Ok(Outcome::skipped(
             "prompts/list lists no prompt with a required argument",
@@ -179,7 +175,7 @@ async fn missing_argument(s: &mut Scenario) -> Verdict {
 async fn methods_match(s: &mut Scenario) -> Verdict {
     let probes = [
         ("prompts", request(method::PROMPTS_LIST)),
-        ("resources", request(core::RESOURCES_LIST)),
+        ("resources", request(method::RESOURCES_LIST)),
         (
             "completions",
             request(method::COMPLETION_COMPLETE)
@@ -195,7 +191,7 @@ async fn methods_match(s: &mut Scenario) -> Verdict {
         .map(|(cap, _)| s.facts().has_capability(cap))
         .collect();
     let mut peer = s.connect().await?;
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     let mut seen = Vec::new();
     for ((cap, out), advertised) in probes.into_iter().zip(advertised) {
         let reply = peer.call(out).await;
@@ -220,9 +216,5 @@ async fn methods_match(s: &mut Scenario) -> Verdict {
             )),
         }
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass(seen.join("; "))
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict(seen.join("; ")))
 }

@@ -6,10 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::request;
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, method, names, version};
+use super::prelude::*;
 use crate::transport::http::client::{self, Endpoint, Request};
 
 /// What one HTTP exchange produced.
@@ -561,7 +558,7 @@ fn call_unknown_tool(name: &str) -> Request {
 }
 
 async fn name_header_missing(s: &mut Scenario) -> Verdict {
-    let a = exchange(s, &call_unknown_tool(names::NONEXISTENT_TOOL)).await?;
+    let a = exchange(s, &call_unknown_tool(tool::NONEXISTENT)).await?;
     Ok(expect_400(
         &a,
         "tools/call without Mcp-Name",
@@ -575,7 +572,7 @@ async fn duplicate_header(s: &mut Scenario) -> Verdict {
 }
 
 async fn invalid_characters(s: &mut Scenario) -> Verdict {
-    let name = format!("{}-é", names::NONEXISTENT_TOOL);
+    let name = format!("{}-é", tool::NONEXISTENT);
     let a = exchange(
         s,
         &call_unknown_tool(&name).header("Mcp-Name", name.as_bytes()),
@@ -601,8 +598,8 @@ async fn values_case_sensitive(s: &mut Scenario) -> Verdict {
 }
 
 async fn base64_decoded(s: &mut Scenario) -> Verdict {
-    let req = call_unknown_tool(names::NONEXISTENT_TOOL)
-        .header("Mcp-Name", client::base64_header(names::NONEXISTENT_TOOL));
+    let req = call_unknown_tool(tool::NONEXISTENT)
+        .header("Mcp-Name", client::base64_header(tool::NONEXISTENT));
     let a = exchange(s, &req).await?;
     Ok(match a.code() {
         Some(code::HEADER_MISMATCH) => Outcome::fail(format!(
@@ -619,7 +616,7 @@ async fn base64_decoded(s: &mut Scenario) -> Verdict {
 async fn invalid_base64(s: &mut Scenario) -> Verdict {
     let a = exchange(
         s,
-        &call_unknown_tool(names::NONEXISTENT_TOOL).header("Mcp-Name", "=?base64?%%%?="),
+        &call_unknown_tool(tool::NONEXISTENT).header("Mcp-Name", "=?base64?%%%?="),
     )
     .await?;
     Ok(expect_400(
@@ -857,12 +854,12 @@ fn slow_call(id: Value, steps: u64, delay_ms: u64) -> Request {
     let body = request(method::TOOLS_CALL)
         .id(id)
         .modern()
-        .param("name", json!(names::SLOW_TOOL))
+        .param("name", json!(tool::SLOW))
         .param("arguments", json!({"steps": steps, "delay_ms": delay_ms}))
         .meta_entry("progressToken", json!("mcpspec-progress"))
         .render(1, true)
         .0;
-    modern_post(method::TOOLS_CALL, body).header("Mcp-Name", names::SLOW_TOOL)
+    modern_post(method::TOOLS_CALL, body).header("Mcp-Name", tool::SLOW)
 }
 
 async fn streamed(s: &Scenario, steps: u64, delay_ms: u64) -> Result<Streamed, Outcome> {
@@ -880,7 +877,7 @@ async fn streamed(s: &Scenario, steps: u64, delay_ms: u64) -> Result<Streamed, O
     if !r.is_event_stream() {
         let text = format!(
             "POST tools/call {} -> HTTP {} {}",
-            names::SLOW_TOOL,
+            tool::SLOW,
             r.status,
             r.content_type()
         );
@@ -920,7 +917,7 @@ async fn streamed(s: &Scenario, steps: u64, delay_ms: u64) -> Result<Streamed, O
         .collect();
     let text = format!(
         "POST tools/call {} -> HTTP {} text/event-stream, {} events ({}), stream ended: {}",
-        names::SLOW_TOOL,
+        tool::SLOW,
         out.status,
         out.events.len(),
         events.join(" "),
@@ -963,9 +960,9 @@ async fn sse_terminates(s: &mut Scenario) -> Verdict {
             st.status
         )));
     }
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     if !st.ended {
-        problems.push("the stream stayed open after the final response".to_owned());
+        problems.push("the stream stayed open after the final response");
     }
     if st.accel.as_deref() != Some("no") {
         problems.push(format!(
@@ -973,11 +970,10 @@ async fn sse_terminates(s: &mut Scenario) -> Verdict {
             st.accel
         ));
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass("the stream ended after the final response; X-Accel-Buffering: no")
-    } else {
-        Outcome::non_strict(problems.join("; "))
-    })
+    Ok(problems.verdict_as(
+        Outcome::non_strict,
+        "the stream ended after the final response; X-Accel-Buffering: no",
+    ))
 }
 
 async fn sse_close_cancels(s: &mut Scenario) -> Verdict {
@@ -1010,13 +1006,13 @@ async fn sse_close_cancels(s: &mut Scenario) -> Verdict {
     let body = request(method::TOOLS_CALL)
         .id(json!(8))
         .modern()
-        .param("name", json!(names::PROBE_LOG_TOOL))
+        .param("name", json!(tool::PROBE_LOG))
         .param("arguments", json!({}))
         .render(1, true)
         .0;
     let a = exchange(
         s,
-        &modern_post(method::TOOLS_CALL, body).header("Mcp-Name", names::PROBE_LOG_TOOL),
+        &modern_post(method::TOOLS_CALL, body).header("Mcp-Name", tool::PROBE_LOG),
     )
     .await?;
     let entries = a

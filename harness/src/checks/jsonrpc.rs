@@ -9,14 +9,11 @@
 
 use serde_json::{Value, json};
 
-use super::{
+use super::prelude::*;
+use super::support::{
     expect_alive, expect_code_or, grade_error_code, harmless_method, served_method,
     served_method_in,
 };
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Peer, Reply, notification, raw, request};
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, method};
 use crate::wire::{HttpContext, Message};
 
 pub fn group() -> Vec<Check> {
@@ -477,7 +474,7 @@ async fn invalid_params(s: &mut Scenario) -> Verdict {
 async fn responses_well_formed(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect_any_era().await?;
     let list = served_method_in(s.facts(), peer.era);
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     for out in [
         request(harmless_method(peer.era)),
         request(method::NONEXISTENT),
@@ -496,10 +493,7 @@ async fn responses_well_formed(s: &mut Scenario) -> Verdict {
             },
         }
     }
-    Ok(match problems.first() {
-        None => Outcome::pass("3 replies, all well-formed JSON-RPC 2.0"),
-        Some(_) => Outcome::fail(problems.join("; ")),
-    })
+    Ok(problems.verdict("3 replies, all well-formed JSON-RPC 2.0"))
 }
 
 async fn error_codes_allowed(s: &mut Scenario) -> Verdict {

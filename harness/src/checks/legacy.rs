@@ -6,11 +6,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Incoming, Peer, Reply, notification, raw, request};
+use super::prelude::*;
 use crate::negotiation::initialize;
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, method, version};
 use crate::wire::Message;
 
 pub fn group() -> Vec<Check> {
@@ -183,7 +180,7 @@ async fn result_shape(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect_as(Era::Legacy).await?;
     let reply = initialize(&mut peer, version::LATEST_LEGACY, "mcpspec").await;
     let result = reply.expect_result("initialize")?;
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     if offered(result).is_none() {
         problems.push("protocolVersion is not a string");
     }
@@ -200,11 +197,7 @@ async fn result_shape(s: &mut Scenario) -> Verdict {
     {
         problems.push("serverInfo {name, version} is missing");
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass("InitializeResult with protocolVersion, capabilities, serverInfo")
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict("InitializeResult with protocolVersion, capabilities, serverInfo"))
 }
 
 async fn echoes_supported_version(s: &mut Scenario) -> Verdict {
@@ -551,7 +544,7 @@ async fn modern_only_names_versions(s: &mut Scenario) -> Verdict {
     let supported = e
         .data
         .as_ref()
-        .and_then(|d| crate::checks::string_array(d.get("supported")));
+        .and_then(|d| crate::protocol::string_array(d.get("supported")));
     Ok(match supported {
         Some(list) if !list.is_empty() => {
             Outcome::pass(format!("error {} naming {}", e.code, list.join(", ")))

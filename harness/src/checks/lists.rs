@@ -7,12 +7,8 @@
 
 use serde_json::{Value, json};
 
-use super::expect_code_or;
-use super::surface::{self, advertised_lists, method, name_of};
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{preview, request};
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, method as core};
+use super::prelude::*;
+use super::support::{advertised_lists, expect_code_or, name_of};
 
 pub fn group() -> Vec<Check> {
     vec![
@@ -108,10 +104,10 @@ pub(crate) fn hint_problem(result: &Value) -> Option<String> {
 async fn hints_on_every_page(s: &mut Scenario) -> Verdict {
     let lists = advertised_lists(s.facts())?;
     let mut peer = s.connect().await?;
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     let mut seen = Vec::new();
     for (list, _) in lists {
-        let pages = surface::pages(&mut peer, list).await?;
+        let pages = peer.pages(list).await?;
         for (n, page) in pages.iter().enumerate() {
             if let Some(p) = hint_problem(page) {
                 problems.push(format!("{list} page {}: {p}", n + 1));
@@ -119,20 +115,16 @@ async fn hints_on_every_page(s: &mut Scenario) -> Verdict {
         }
         seen.push(format!("{list} ({} page(s))", pages.len()));
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass(format!("cache hints on every page of {}", seen.join(", ")))
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict(format!("cache hints on every page of {}", seen.join(", "))))
 }
 
 async fn same_scope(s: &mut Scenario) -> Verdict {
     let lists = advertised_lists(s.facts())?;
     let mut peer = s.connect().await?;
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     let mut compared = Vec::new();
     for (list, _) in lists {
-        let pages = surface::pages(&mut peer, list).await?;
+        let pages = peer.pages(list).await?;
         if pages.len() < 2 {
             continue;
         }
@@ -146,7 +138,7 @@ async fn same_scope(s: &mut Scenario) -> Verdict {
         compared.push(format!("{list} ({} pages)", pages.len()));
     }
     Ok(if !problems.is_empty() {
-        Outcome::fail(problems.join("; "))
+        Outcome::fail(problems.joined())
     } else if compared.is_empty() {
         Outcome::skipped("no advertised list has more than one page: no pages to compare")
     } else {
@@ -156,7 +148,7 @@ async fn same_scope(s: &mut Scenario) -> Verdict {
 
 async fn read_hints(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
-    let resources = surface::items(&mut peer, core::RESOURCES_LIST, "resources").await?;
+    let resources = peer.items(method::RESOURCES_LIST, "resources").await?;
     let Some(uri) = resources
         .iter()
         .find_map(|r| r.get("uri").and_then(Value::as_str))
@@ -201,13 +193,13 @@ async fn same_across_connections(s: &mut Scenario) -> Verdict {
     let mut first = Vec::new();
     let mut peer = s.connect().await?;
     for (list, key) in &lists {
-        first.push(surface::items(&mut peer, list, key).await?);
+        first.push(peer.items(list, key).await?);
     }
     drop(peer);
     let mut peer = s.connect().await?;
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     for ((list, key), a) in lists.iter().zip(&first) {
-        let b = surface::items(&mut peer, list, key).await?;
+        let b = peer.items(list, key).await?;
         if *a != b {
             let differing = a
                 .iter()
@@ -219,18 +211,14 @@ async fn same_across_connections(s: &mut Scenario) -> Verdict {
         }
     }
     let names: Vec<&str> = lists.iter().map(|(l, _)| *l).collect();
-    Ok(if problems.is_empty() {
-        Outcome::pass(format!("{} the same on two connections", names.join(", ")))
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict(format!("{} the same on two connections", names.join(", "))))
 }
 
 async fn order_deterministic(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
     let mut orders: Vec<Vec<String>> = Vec::new();
     for _ in 0..3 {
-        let tools = surface::items(&mut peer, core::TOOLS_LIST, "tools").await?;
+        let tools = peer.items(method::TOOLS_LIST, "tools").await?;
         orders.push(
             tools
                 .iter()

@@ -9,15 +9,10 @@
 
 use serde_json::json;
 
-use super::surface::{
-    self, Exchange, brief, call_tool, exchange, level_rank, method, method_of, params_of, tool,
+use super::prelude::*;
+use super::support::{
+    self, brief, call_tool, expect_code_or, level_rank, method_of, params_of, served_method,
 };
-use super::{expect_code_or, served_method};
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Peer, request};
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, meta};
-use crate::wire::Frame;
 
 pub fn group() -> Vec<Check> {
     vec![
@@ -125,7 +120,7 @@ async fn with_level(s: &mut Scenario, level: Option<&str>) -> Result<(Peer, Exch
     if let Some(level) = level {
         out = out.meta_entry(meta::LOG_LEVEL, json!(level));
     }
-    let ex = exchange(&mut peer, out).await;
+    let ex = peer.exchange(out).await;
     ex.reply.expect_result(served)?;
     Ok((peer, ex))
 }
@@ -183,14 +178,14 @@ async fn before_reply(s: &mut Scenario) -> Verdict {
 
 async fn every_level_filtered(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
-    surface::require_probe_tool(&mut peer, tool::LOG_DEMO).await?;
-    let ex = exchange(
-        &mut peer,
-        call_tool(tool::LOG_DEMO, json!({})).meta_entry(meta::LOG_LEVEL, json!("warning")),
-    )
-    .await;
+    support::require_probe_tool(&mut peer, tool::LOG_DEMO).await?;
+    let ex = peer
+        .exchange(
+            call_tool(tool::LOG_DEMO, json!({})).meta_entry(meta::LOG_LEVEL, json!("warning")),
+        )
+        .await;
     ex.reply.expect_result(tool::LOG_DEMO)?;
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     let after = messages(&ex.after);
     if !after.is_empty() {
         problems.push(format!("after the reply: {}", listed(&after)));
@@ -206,7 +201,7 @@ async fn every_level_filtered(s: &mut Scenario) -> Verdict {
     if !below.is_empty() {
         problems.push(format!("below warning: {below:?}"));
     }
-    let missing: Vec<&str> = surface::LOG_LEVELS[3..]
+    let missing: Vec<&str> = support::LOG_LEVELS[3..]
         .iter()
         .copied()
         .filter(|l| !levels.contains(l))
@@ -217,11 +212,7 @@ async fn every_level_filtered(s: &mut Scenario) -> Verdict {
             tool::LOG_DEMO
         ));
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass(format!("levels {levels:?} before the reply, nothing else"))
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict(format!("levels {levels:?} before the reply, nothing else")))
 }
 
 async fn capability_declared(s: &mut Scenario) -> Verdict {

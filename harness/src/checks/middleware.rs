@@ -14,13 +14,10 @@
 
 use serde_json::{Value, json};
 
-use super::expect_alive;
-use crate::check::{Check, Need, Scenario, Verdict};
+use super::prelude::*;
+use super::support::expect_alive;
 use crate::checks::deadlock::{self, Detection};
-use crate::driver::{Peer, notification, preview, request, shorten};
 use crate::negotiation::initialize;
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{method, names, version};
 
 /// The `clientInfo.name` of an `initialize` the probe middleware refuses.
 pub const VETO_CLIENT: &str = "mcpspec-probe-veto";
@@ -210,15 +207,15 @@ impl LogEntry {
 async fn probe_log(peer: &mut Peer) -> Result<Vec<LogEntry>, Outcome> {
     let reply = peer
         .call(request(method::TOOLS_CALL).params(json!({
-            "name": names::PROBE_LOG_TOOL,
+            "name": tool::PROBE_LOG,
             "arguments": {},
         })))
         .await;
-    let result = reply.expect_result(names::PROBE_LOG_TOOL)?;
+    let result = reply.expect_result(tool::PROBE_LOG)?;
     log_entries(result).ok_or_else(|| {
         Outcome::fail(format!(
             "{} did not return a log (`structuredContent.entries` or a JSON text): {}",
-            names::PROBE_LOG_TOOL,
+            tool::PROBE_LOG,
             preview(result, 200)
         ))
     })
@@ -261,8 +258,8 @@ enum Want {
 }
 
 /// Finds each expected entry in `log`, in order; returns what is missing or wrong.
-fn compare(log: &[LogEntry], expected: &[Expected<'_>]) -> Vec<String> {
-    let mut problems = Vec::new();
+fn compare(log: &[LogEntry], expected: &[Expected<'_>]) -> Problems {
+    let mut problems = Problems::new();
     let mut from = 0;
     for e in expected {
         let found = log[from..].iter().position(|l| {
@@ -313,7 +310,7 @@ fn log_verdict(log: &[LogEntry], expected: &[Expected<'_>]) -> Outcome {
     } else {
         Outcome::fail(format!(
             "{}; the log: [{}]",
-            problems.join("; "),
+            problems.joined(),
             shorten(&shown.join("; "), 400)
         ))
     }
@@ -503,18 +500,18 @@ async fn rewrite_params(s: &mut Scenario) -> Verdict {
         .call(
             request(method::TOOLS_CALL)
                 .param("arguments", json!({}))
-                .probe(json!({"rewrite": {"params": {"name": names::PROBE_LOG_TOOL}}})),
+                .probe(json!({"rewrite": {"params": {"name": tool::PROBE_LOG}}})),
         )
         .await;
     Ok(match reply.result() {
         Some(r) if log_entries(r).is_some() => Outcome::pass(format!(
             "`tools/call` without `name`, rewritten to name `{}`, got the probe log",
-            names::PROBE_LOG_TOOL
+            tool::PROBE_LOG
         )),
         _ => Outcome::fail(format!(
             "`tools/call` without `name`, rewritten to name `{}`, got {} (the rewritten params \
              did not reach validation and the handler)",
-            names::PROBE_LOG_TOOL,
+            tool::PROBE_LOG,
             reply.describe()
         )),
     })

@@ -3,11 +3,8 @@
 
 use serde_json::{Value, json};
 
-use super::{expect_code_or, served_method, string_array};
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Reply, request};
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, meta, method, version};
+use super::prelude::*;
+use super::support::{expect_code_or, served_method};
 
 pub fn group() -> Vec<Check> {
     let mut checks = vec![
@@ -277,11 +274,11 @@ async fn discover_shape(s: &mut Scenario) -> Verdict {
 
 async fn discover_cache_hints(s: &mut Scenario) -> Verdict {
     let result = discover(s).await?;
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     match result.get("ttlMs") {
         Some(Value::Number(n)) if n.as_u64().is_some() => {}
         Some(other) => problems.push(format!("ttlMs is {other}, expected an integer ≥ 0")),
-        None => problems.push("ttlMs is absent".into()),
+        None => problems.push("ttlMs is absent"),
     }
     match result.get("cacheScope").and_then(Value::as_str) {
         Some("public" | "private") => {}
@@ -290,11 +287,7 @@ async fn discover_cache_hints(s: &mut Scenario) -> Verdict {
             result.get("cacheScope").unwrap_or(&json!("absent"))
         )),
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass("ttlMs and cacheScope present")
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict("ttlMs and cacheScope present"))
 }
 
 async fn discover_server_info(s: &mut Scenario) -> Verdict {
@@ -421,11 +414,11 @@ fn judge_envelope_less(ambiguous: bool, reply: &Reply, what: &str) -> Outcome {
              and served it before `initialize` (POL-19, POL-18); META-1 asks for -32602",
             reply.describe()
         )),
-        EnvelopeLess::Other => Outcome::fail(format!(
-            "{what}: expected error {}, got {}",
-            code::INVALID_PARAMS,
-            reply.describe()
-        )),
+        EnvelopeLess::Other => Outcome::mismatch(
+            what,
+            format!("error {}", code::INVALID_PARAMS),
+            reply.describe(),
+        ),
     }
 }
 
@@ -469,7 +462,7 @@ async fn version_error_data(s: &mut Scenario) -> Verdict {
     let reply = peer.call(request(m).version(version::UNKNOWN)).await;
     let e = reply.expect_code("an unsupported version", code::UNSUPPORTED_VERSION)?;
     let data = e.data.clone().unwrap_or(Value::Null);
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     match data.get("requested") {
         Some(Value::String(r)) if r == version::UNKNOWN => {}
         other => problems.push(format!(
@@ -479,7 +472,7 @@ async fn version_error_data(s: &mut Scenario) -> Verdict {
         )),
     }
     match string_array(data.get("supported")) {
-        None => problems.push("data.supported is not a string array".into()),
+        None => problems.push("data.supported is not a string array"),
         Some(list) => {
             let stray: Vec<_> = list
                 .iter()
@@ -492,11 +485,8 @@ async fn version_error_data(s: &mut Scenario) -> Verdict {
             }
         }
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass("data.requested echoes the request; data.supported within supportedVersions")
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems
+        .verdict("data.requested echoes the request; data.supported within supportedVersions"))
 }
 
 async fn malformed_version(s: &mut Scenario) -> Verdict {

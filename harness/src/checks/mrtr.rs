@@ -8,11 +8,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::surface::{self, advertised_lists, call_tool, tool};
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Peer, Reply, preview, request};
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, meta, method as core};
+use super::prelude::*;
+use super::support::{self, advertised_lists, call_tool};
 
 /// The methods an InputRequiredResult may ask the client to run (MRTR-2), with the client
 /// capability each needs (MRTR-3).
@@ -142,7 +139,7 @@ fn is_input_required(result: &Value) -> bool {
 /// A connection where `mcpspec_confirm` is listed, or a skip.
 async fn confirm_peer(s: &mut Scenario) -> Result<Peer, Outcome> {
     let mut peer = s.connect().await?;
-    surface::require_probe_tool(&mut peer, tool::CONFIRM).await?;
+    support::require_probe_tool(&mut peer, tool::CONFIRM).await?;
     Ok(peer)
 }
 
@@ -209,7 +206,7 @@ async fn retry(peer: &mut Peer, state: Option<&Value>, responses: Value) -> Repl
 }
 
 async fn lists_never_input_required(s: &mut Scenario) -> Verdict {
-    let mut methods = vec![core::DISCOVER];
+    let mut methods = vec![method::DISCOVER];
     if let Ok(lists) = advertised_lists(s.facts()) {
         methods.extend(lists.into_iter().map(|(m, _)| m));
     }
@@ -236,9 +233,9 @@ async fn input_required_shape(s: &mut Scenario) -> Verdict {
     let result = first_round(&mut peer).await?;
     let requests = result.get("inputRequests");
     let state = result.get("requestState");
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     if requests.is_none() && state.is_none() {
-        problems.push("neither `inputRequests` nor `requestState`".to_owned());
+        problems.push("neither `inputRequests` nor `requestState`");
     }
     if state.is_some_and(|s| !s.is_string()) {
         problems.push(format!(
@@ -262,11 +259,7 @@ async fn input_required_shape(s: &mut Scenario) -> Verdict {
         }
         Some(other) => problems.push(format!("`inputRequests` is not an object: {other}")),
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass(format!("input_required with {}", preview(&result, 160)))
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict(format!("input_required with {}", preview(&result, 160))))
 }
 
 async fn no_cache_hints(s: &mut Scenario) -> Verdict {
@@ -328,16 +321,10 @@ async fn undeclared_not_requested(s: &mut Scenario) -> Verdict {
 
 fn judge_missing_capability(reply: &Reply, what: &str) -> Outcome {
     let Some(error) = reply.error() else {
-        return Outcome::fail(format!(
-            "{what}: expected error -32021, got {}",
-            reply.describe()
-        ));
+        return Outcome::mismatch(what, "error -32021", reply.describe());
     };
     if error.code != code::MISSING_CLIENT_CAPABILITY {
-        return Outcome::fail(format!(
-            "{what}: expected error -32021, got {}",
-            reply.describe()
-        ));
+        return Outcome::mismatch(what, "error -32021", reply.describe());
     }
     match error
         .data

@@ -2,10 +2,8 @@
 //! fallback, a -32022 naming a mutual version leads to a retry (not a fallback), and a server
 //! that serves the legacy handshake is reached by the fallback.
 
-use crate::check::{Check, Need, Scenario, Verdict};
+use super::prelude::*;
 use crate::negotiation::{Client, Path, negotiate};
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::version;
 
 pub fn group() -> Vec<Check> {
     vec![

@@ -9,16 +9,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::expect_alive;
-use super::surface::{
-    self, Exchange, PROGRESS_TOKEN, brief, call_tool, exchange, frames_within, method, method_of,
-    params_of, tool,
-};
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{notification, request};
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{method as core, names};
-use crate::wire::Frame;
+use super::prelude::*;
+use super::support::{self, PROGRESS_TOKEN, brief, call_tool, expect_alive, method_of, params_of};
 
 pub fn group() -> Vec<Check> {
     vec![
@@ -81,13 +73,13 @@ fn progress(frames: &[Frame]) -> Vec<&Frame> {
 
 async fn none_without_token(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
-    let tool = surface::first_probe_tool(&mut peer, &[tool::SLOW, names::PROBE_LOG_TOOL]).await?;
-    let args = if tool == surface::tool::SLOW {
+    let tool = support::first_probe_tool(&mut peer, &[tool::SLOW, tool::PROBE_LOG]).await?;
+    let args = if tool == tool::SLOW {
         json!({ "steps": 2, "delay_ms": 10 })
     } else {
         json!({})
     };
-    let ex = exchange(&mut peer, call_tool(tool, args)).await;
+    let ex = peer.exchange(call_tool(tool, args)).await;
     ex.reply.expect_result(tool)?;
     let all: Vec<&Frame> = [progress(&ex.before), progress(&ex.after)].concat();
     Ok(if all.is_empty() {
@@ -101,7 +93,7 @@ async fn none_without_token(s: &mut Scenario) -> Verdict {
 }
 
 fn judge_progress(ex: &Exchange, token: &Value) -> Outcome {
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     let after = progress(&ex.after);
     if !after.is_empty() {
         problems.push(format!(
@@ -136,33 +128,29 @@ fn judge_progress(ex: &Exchange, token: &Value) -> Outcome {
         }
         last = Some(value);
     }
-    if problems.is_empty() {
-        Outcome::pass(format!(
-            "{} progress notification(s), increasing, all before the reply",
-            before.len()
-        ))
-    } else {
-        Outcome::fail(problems.join("; "))
-    }
+    problems.verdict(format!(
+        "{} progress notification(s), increasing, all before the reply",
+        before.len()
+    ))
 }
 
 async fn increasing_before_reply(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
-    surface::require_probe_tool(&mut peer, tool::SLOW).await?;
+    support::require_probe_tool(&mut peer, tool::SLOW).await?;
     let token = json!("mcpspec-progress-1");
-    let ex = exchange(
-        &mut peer,
-        call_tool(tool::SLOW, json!({ "steps": 3, "delay_ms": 20 }))
-            .meta_entry(PROGRESS_TOKEN, token.clone()),
-    )
-    .await;
+    let ex = peer
+        .exchange(
+            call_tool(tool::SLOW, json!({ "steps": 3, "delay_ms": 20 }))
+                .meta_entry(PROGRESS_TOKEN, token.clone()),
+        )
+        .await;
     ex.reply.expect_result(tool::SLOW)?;
     Ok(judge_progress(&ex, &token))
 }
 
 async fn in_flight_no_reply(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
-    surface::require_probe_tool(&mut peer, tool::SLOW).await?;
+    support::require_probe_tool(&mut peer, tool::SLOW).await?;
     let token = json!("mcpspec-cancel-1");
     let id = peer
         .send(
@@ -174,13 +162,13 @@ async fn in_flight_no_reply(s: &mut Scenario) -> Verdict {
     // In flight: the first step takes 100 ms.
     tokio::time::sleep(Duration::from_millis(30)).await;
     peer.send(
-        notification(core::CANCELLED)
+        notification(method::CANCELLED)
             .param("requestId", id.clone())
             .param("reason", json!("mcpspec: cancelled in flight")),
     )
     .await;
     // The uncancelled call would take 400 ms; watch a little longer.
-    let frames = frames_within(&mut peer, Duration::from_millis(700)).await;
+    let frames = peer.frames_within(Duration::from_millis(700)).await;
     let late: Vec<String> = frames
         .iter()
         .filter(|f| {
@@ -189,7 +177,7 @@ async fn in_flight_no_reply(s: &mut Scenario) -> Verdict {
         })
         .map(brief)
         .collect();
-    if let Some(reply) = frames.iter().find(|f| surface::is_reply(f, &id)) {
+    if let Some(reply) = frames.iter().find(|f| support::is_reply(f, &id)) {
         return Ok(Outcome::fail(format!(
             "the cancelled request was answered: {}",
             brief(reply)
@@ -211,7 +199,7 @@ async fn in_flight_no_reply(s: &mut Scenario) -> Verdict {
 
 async fn invalid_ignored(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
-    let answered = peer.call(request(core::DISCOVER)).await;
+    let answered = peer.call(request(method::DISCOVER)).await;
     answered.expect_result("server/discover")?;
     let done_id = answered
         .frame()
@@ -229,7 +217,7 @@ async fn invalid_ignored(s: &mut Scenario) -> Verdict {
         ("no `requestId`", json!({ "reason": "mcpspec: malformed" })),
     ];
     for (_, params) in &cancels {
-        peer.send(notification(core::CANCELLED).params(params.clone()))
+        peer.send(notification(method::CANCELLED).params(params.clone()))
             .await;
     }
     if let Some(f) = peer.unasked_replies().await.first() {

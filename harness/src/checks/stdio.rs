@@ -5,11 +5,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::served_method;
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::{Reply, request};
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, method};
+use super::prelude::*;
+use super::support::served_method;
 use crate::transport::Liveness;
 use crate::wire::Message;
 
@@ -79,7 +76,7 @@ pub fn group() -> Vec<Check> {
 
 /// Sends discover and a list request and returns every line received until both replies
 /// arrived (or the waits ran out).
-async fn exchange(s: &mut Scenario) -> Result<(Vec<crate::wire::Frame>, Vec<Reply>), Outcome> {
+async fn discover_and_list(s: &mut Scenario) -> Result<(Vec<Frame>, Vec<Reply>), Outcome> {
     let list = served_method(s.facts());
     let mut peer = s.connect().await?;
     let mut replies = Vec::new();
@@ -88,7 +85,7 @@ async fn exchange(s: &mut Scenario) -> Result<(Vec<crate::wire::Frame>, Vec<Repl
     }
     let mut lines: Vec<_> = replies.iter().filter_map(Reply::frame).cloned().collect();
     lines.extend(peer.drain_backlog());
-    if let Some(crate::driver::Incoming::Frame(f)) = peer.expect_silence().await {
+    if let Some(Incoming::Frame(f)) = peer.expect_silence().await {
         lines.push(f);
     }
     lines.extend(peer.server_requests.iter().cloned());
@@ -96,7 +93,7 @@ async fn exchange(s: &mut Scenario) -> Result<(Vec<crate::wire::Frame>, Vec<Repl
 }
 
 async fn one_message_per_line(s: &mut Scenario) -> Verdict {
-    let (lines, replies) = exchange(s).await?;
+    let (lines, replies) = discover_and_list(s).await?;
     if let Some(bad) = lines.iter().find(|f| f.parsed.is_err()) {
         return Ok(Outcome::fail(format!(
             "a line on stdout is not a whole JSON-RPC message ({}): {}",
@@ -105,7 +102,7 @@ async fn one_message_per_line(s: &mut Scenario) -> Verdict {
                 .err()
                 .map(ToString::to_string)
                 .unwrap_or_default(),
-            crate::driver::shorten(&bad.text(), 120)
+            shorten(&bad.text(), 120)
         )));
     }
     if let Some(r) = replies.iter().find(|r| r.message().is_none()) {
@@ -118,11 +115,11 @@ async fn one_message_per_line(s: &mut Scenario) -> Verdict {
 }
 
 async fn only_mcp_on_stdout(s: &mut Scenario) -> Verdict {
-    let (lines, _) = exchange(s).await?;
+    let (lines, _) = discover_and_list(s).await?;
     match lines.iter().find(|f| f.parsed.is_err()) {
         Some(bad) => Ok(Outcome::fail(format!(
             "stdout carried a line that is not an MCP message: {}",
-            crate::driver::shorten(&bad.text(), 120)
+            shorten(&bad.text(), 120)
         ))),
         None => Ok(Outcome::pass("stdout carried only JSON-RPC messages")),
     }
@@ -141,7 +138,7 @@ async fn no_server_requests(s: &mut Scenario) -> Verdict {
         None => Outcome::pass("no server→client requests"),
         Some(f) => Outcome::fail(format!(
             "the server sent a request in the modern era: {}",
-            crate::driver::shorten(&f.text(), 160)
+            shorten(&f.text(), 160)
         )),
     })
 }
@@ -167,8 +164,8 @@ async fn exit_on_eof(s: &mut Scenario) -> Verdict {
                     "exited {} ms after stdin EOF: past {} but within {} ({} × the start-up the \
                      probe measured, POL-24)",
                     took.as_millis(),
-                    crate::driver::seconds(EXIT_GRACE),
-                    crate::driver::seconds(window),
+                    seconds(EXIT_GRACE),
+                    seconds(window),
                     super::deadlock::STARTUP_FACTOR
                 ));
             }
@@ -176,7 +173,7 @@ async fn exit_on_eof(s: &mut Scenario) -> Verdict {
         }
         Liveness::Running => Outcome::non_strict(format!(
             "still running {} after stdin EOF (STDIO-6)",
-            crate::driver::seconds(window)
+            seconds(window)
         )),
     })
 }
@@ -198,7 +195,7 @@ async fn answered_by_id(s: &mut Scenario) -> Verdict {
         peer.expect_reply(&b).await,
         peer.expect_reply(&c).await,
     );
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     let exact = |r: &Reply, id: &Value| r.frame().and_then(|f| f.raw_id()) == Some(id);
     match ra.result() {
         Some(r) if exact(&ra, &a) && r.get("supportedVersions").is_some() => {}
@@ -219,13 +216,9 @@ async fn answered_by_id(s: &mut Scenario) -> Verdict {
         if let Some(id) = extra.raw_id().filter(|id| [&a, &b, &c].contains(id)) {
             problems.push(format!(
                 "id {id} was answered twice (a duplicate reply): {}",
-                crate::driver::shorten(&extra.text(), 120)
+                shorten(&extra.text(), 120)
             ));
         }
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass("three interleaved requests, each answered under its own id")
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict("three interleaved requests, each answered under its own id"))
 }

@@ -19,15 +19,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::surface::{
-    self, Exchange, brief, call_tool, exchange, frames_within, is_reply, method, method_of,
-    params_of, require_probe_tool, tool, wait_for,
-};
-use crate::check::{Check, Facts, Need, Scenario, Verdict};
-use crate::driver::{Peer, notification, request};
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{meta, method as core, names};
-use crate::wire::Frame;
+use super::prelude::*;
+use super::support::{self, brief, call_tool, is_reply, method_of, params_of, require_probe_tool};
 
 pub fn group() -> Vec<Check> {
     vec![
@@ -249,10 +242,11 @@ fn is_ack(frame: &Frame) -> bool {
 async fn open(peer: &mut Peer, id: Value, notifications: Value) -> Result<Frame, Outcome> {
     peer.send(listen(Some(id.clone()), notifications)).await;
     let wait = peer.settings().expect_timeout;
-    let (ack, seen) = wait_for(peer, wait, |f| {
-        (is_ack(f) && tagged_loosely(f, &id)) || is_reply(f, &id)
-    })
-    .await;
+    let (ack, seen) = peer
+        .wait_for(wait, |f| {
+            (is_ack(f) && tagged_loosely(f, &id)) || is_reply(f, &id)
+        })
+        .await;
     match ack {
         Some(f) if is_ack(&f) => Ok(f),
         Some(f) => Err(Outcome::fail(format!(
@@ -285,7 +279,7 @@ async fn cancel(peer: &mut Peer, id: &Value) {
         return;
     }
     peer.send(
-        notification(core::CANCELLED)
+        notification(method::CANCELLED)
             .param("requestId", id.clone())
             .param("reason", json!("mcpspec: done listening")),
     )
@@ -306,7 +300,9 @@ async fn trigger_list_changed(peer: &mut Peer, list: Option<&str>) -> Result<Exc
         Some(l) => json!({ "list": l }),
         None => json!({}),
     };
-    let ex = exchange(peer, call_tool(tool::TRIGGER_LIST_CHANGED, args)).await;
+    let ex = peer
+        .exchange(call_tool(tool::TRIGGER_LIST_CHANGED, args))
+        .await;
     ex.reply.expect_result(tool::TRIGGER_LIST_CHANGED)?;
     Ok(ex)
 }
@@ -322,7 +318,7 @@ async fn frames_until(peer: &mut Peer, ex: &Exchange, want: impl Fn(&Frame) -> b
     let mut frames: Vec<Frame> = all_frames(ex).into_iter().cloned().collect();
     if !frames.iter().any(&want) {
         let wait = peer.settings().expect_timeout;
-        let (found, seen) = wait_for(peer, wait, &want).await;
+        let (found, seen) = peer.wait_for(wait, &want).await;
         frames.extend(seen.into_iter().chain(found));
     }
     frames
@@ -339,7 +335,7 @@ async fn acknowledged_first(s: &mut Scenario) -> Verdict {
     let mut peer = ready(s).await?;
     let mut wanted = filter(&kinds);
     if subscribe {
-        let resources = surface::items(&mut peer, core::RESOURCES_LIST, "resources").await?;
+        let resources = peer.items(method::RESOURCES_LIST, "resources").await?;
         if let Some(uri) = resources
             .iter()
             .find_map(|r| r.get("uri").and_then(Value::as_str))
@@ -357,7 +353,7 @@ async fn acknowledged_first(s: &mut Scenario) -> Verdict {
         .await
         .unwrap_or(Value::Null);
     let wait = peer.settings().expect_timeout;
-    let (first, _) = wait_for(&mut peer, wait, |_| true).await;
+    let (first, _) = peer.wait_for(wait, |_| true).await;
     cancel(&mut peer, &id).await;
     let Some(first) = first else {
         return Ok(Outcome::fail(format!(
@@ -419,7 +415,7 @@ async fn ack_carries_listen_id(s: &mut Scenario) -> Verdict {
         ));
     };
     let mut peer = ready(s).await?;
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     for id in [json!(4217), json!("mcpspec-listen-b")] {
         let ack = open(&mut peer, id.clone(), filter(&[kind])).await?;
         match subscription_id(&ack) {
@@ -433,11 +429,7 @@ async fn ack_carries_listen_id(s: &mut Scenario) -> Verdict {
         }
         cancel(&mut peer, &id).await;
     }
-    Ok(if problems.is_empty() {
-        Outcome::pass("both acknowledgements carry their listen id, with its JSON type")
-    } else {
-        Outcome::fail(problems.join("; "))
-    })
+    Ok(problems.verdict("both acknowledgements carry their listen id, with its JSON type"))
 }
 
 async fn stream_tagged(s: &mut Scenario) -> Verdict {
@@ -487,17 +479,18 @@ async fn only_requested(s: &mut Scenario) -> Verdict {
     let mut frames: Vec<Frame> = all_frames(&ex).into_iter().cloned().collect();
     // An update of a resource the stream did not subscribe to, when one is listed.
     if s.facts().has_capability("resources") {
-        let resources = surface::items(&mut peer, core::RESOURCES_LIST, "resources").await?;
+        let resources = peer.items(method::RESOURCES_LIST, "resources").await?;
         let uri = resources
             .iter()
             .find_map(|r| r.get("uri").and_then(Value::as_str));
         if let Some(uri) = uri.map(str::to_owned) {
             require_probe_tool(&mut peer, tool::TRIGGER_RESOURCE_UPDATED).await?;
-            let ex = exchange(
-                &mut peer,
-                call_tool(tool::TRIGGER_RESOURCE_UPDATED, json!({ "uri": uri })),
-            )
-            .await;
+            let ex = peer
+                .exchange(call_tool(
+                    tool::TRIGGER_RESOURCE_UPDATED,
+                    json!({ "uri": uri }),
+                ))
+                .await;
             ex.reply.expect_result(tool::TRIGGER_RESOURCE_UPDATED)?;
             frames.extend(ex.before.into_iter().chain(ex.after));
         }
@@ -541,7 +534,7 @@ async fn no_log_on_stream(s: &mut Scenario) -> Verdict {
     )
     .await;
     let wait = peer.settings().expect_timeout;
-    let (ack, mut seen) = wait_for(&mut peer, wait, is_ack).await;
+    let (ack, mut seen) = peer.wait_for(wait, is_ack).await;
     if ack.is_none() {
         return Ok(Outcome::fail(format!(
             "no acknowledgement for subscriptions/listen within {}{}",
@@ -550,7 +543,7 @@ async fn no_log_on_stream(s: &mut Scenario) -> Verdict {
         )));
     }
     let quiet = peer.settings().quiet;
-    seen.extend(frames_within(&mut peer, quiet).await);
+    seen.extend(peer.frames_within(quiet).await);
     cancel(&mut peer, &id).await;
     let bad: Vec<String> = seen
         .iter()
@@ -600,21 +593,22 @@ async fn server_ended(s: &mut Scenario) -> Verdict {
     let id = json!("mcpspec-listen-end");
     open(&mut peer, id.clone(), filter(&[kind])).await?;
     // Only this stream: on a shared HTTP server other checks' streams are open too.
-    let ex = exchange(
-        &mut peer,
-        call_tool(tool::END_SUBSCRIPTIONS, json!({ "listenId": id })),
-    )
-    .await;
+    let ex = peer
+        .exchange(call_tool(
+            tool::END_SUBSCRIPTIONS,
+            json!({ "listenId": id }),
+        ))
+        .await;
     ex.reply.expect_result(tool::END_SUBSCRIPTIONS)?;
     let teardown = |f: &Frame| {
         is_reply(f, &id)
-            || (method_of(f) == Some(core::CANCELLED)
+            || (method_of(f) == Some(method::CANCELLED)
                 && params_of(f).and_then(|p| p.get("requestId")) == Some(&id))
     };
     let mut found = all_frames(&ex).into_iter().find(|f| teardown(f)).cloned();
     if found.is_none() {
         let wait = peer.settings().expect_timeout;
-        found = wait_for(&mut peer, wait, teardown).await.0;
+        found = peer.wait_for(wait, teardown).await.0;
     }
     let Some(frame) = found else {
         return Ok(Outcome::non_strict(format!(
@@ -623,7 +617,7 @@ async fn server_ended(s: &mut Scenario) -> Verdict {
             tool::END_SUBSCRIPTIONS
         )));
     };
-    if method_of(&frame) == Some(core::CANCELLED) {
+    if method_of(&frame) == Some(method::CANCELLED) {
         return Ok(Outcome::pass(
             "the server ended the stream with `notifications/cancelled` for the listen id (POL-9)",
         ));
@@ -691,13 +685,12 @@ async fn cancel_stops_stream(s: &mut Scenario) -> Verdict {
 
 async fn cancelled_only_for_listen(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect().await?;
-    let tool =
-        surface::first_probe_tool(&mut peer, &[names::PROBE_LOG_TOOL, tool::LOG_DEMO]).await?;
-    let ex = exchange(&mut peer, call_tool(tool, json!({}))).await;
+    let tool = support::first_probe_tool(&mut peer, &[tool::PROBE_LOG, tool::LOG_DEMO]).await?;
+    let ex = peer.exchange(call_tool(tool, json!({}))).await;
     ex.reply.expect_result(tool)?;
     let cancelled: Vec<String> = all_frames(&ex)
         .into_iter()
-        .filter(|f| method_of(f) == Some(core::CANCELLED))
+        .filter(|f| method_of(f) == Some(method::CANCELLED))
         .map(brief)
         .collect();
     Ok(if cancelled.is_empty() {

@@ -3,10 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::check::{Check, Need, Scenario, Verdict};
-use crate::driver::request;
-use crate::outcome::{Era, Level, Outcome};
-use crate::protocol::{code, method, names};
+use super::prelude::*;
 
 pub fn group() -> Vec<Check> {
     vec![
@@ -51,7 +48,7 @@ async fn unknown_tool(s: &mut Scenario) -> Verdict {
     let reply = peer
         .call(
             request(method::TOOLS_CALL)
-                .param("name", json!(names::NONEXISTENT_TOOL))
+                .param("name", json!(tool::NONEXISTENT))
                 .param("arguments", json!({})),
         )
         .await;
@@ -63,7 +60,7 @@ async fn unknown_tool(s: &mut Scenario) -> Verdict {
             "an unknown tool gave an `isError: true` result; FEAT-2 requires error -32602",
         ));
     }
-    Ok(super::expect_code_or(
+    Ok(super::support::expect_code_or(
         &reply,
         "an unknown tool",
         code::INVALID_PARAMS,

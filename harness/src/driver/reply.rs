@@ -179,22 +179,14 @@ impl Reply {
     /// Expects an error response; anything else is a Fail naming what came instead.
     pub fn expect_error(&self, what: &str) -> Result<&ErrorObject, Outcome> {
         self.error().ok_or_else(|| {
-            Outcome::fail(format!(
-                "{what}: expected an error, got {}",
-                self.describe()
-            ))
-            .with_evidence(self.evidence())
+            Outcome::mismatch(what, "an error", self.describe()).with_evidence(self.evidence())
         })
     }
 
     /// Expects a result response; anything else is a Fail naming what came instead.
     pub fn expect_result(&self, what: &str) -> Result<&Value, Outcome> {
         self.result().ok_or_else(|| {
-            Outcome::fail(format!(
-                "{what}: expected a result, got {}",
-                self.describe()
-            ))
-            .with_evidence(self.evidence())
+            Outcome::mismatch(what, "a result", self.describe()).with_evidence(self.evidence())
         })
     }
 
@@ -204,11 +196,10 @@ impl Reply {
         if error.code == code {
             Ok(error)
         } else {
-            Err(Outcome::fail(format!(
-                "{what}: expected error {code}, got {}",
-                self.describe()
-            ))
-            .with_evidence(self.evidence()))
+            Err(
+                Outcome::mismatch(what, format!("error {code}"), self.describe())
+                    .with_evidence(self.evidence()),
+            )
         }
     }
 }

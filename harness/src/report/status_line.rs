@@ -1,5 +1,6 @@
-//! The progress line of long runs: one updating line on stderr, only on a terminal, and only
-//! once the run has taken longer than [`Progress::DELAY`] (short runs print nothing).
+//! The status line of long runs (not MCP progress, which `checks/progress.rs` judges): one
+//! updating line on stderr, only on a terminal, and only once the run has taken longer than
+//! [`StatusLine::DELAY`] (short runs print nothing).
 
 use std::io::Write as _;
 use std::sync::Mutex;
@@ -10,7 +11,7 @@ use crate::outcome::Kind;
 
 /// Counts finished checks and redraws `[done/total] failures: n  last-id`.
 #[derive(Debug)]
-pub struct Progress {
+pub struct StatusLine {
     total: usize,
     started: Instant,
     state: Mutex<State>,
@@ -23,12 +24,12 @@ struct State {
     drawn: bool,
 }
 
-impl Progress {
+impl StatusLine {
     /// How long a run goes before the line appears.
     pub const DELAY: Duration = Duration::from_secs(1);
 
     pub fn new(total: usize) -> Self {
-        Progress {
+        StatusLine {
             total,
             started: Instant::now(),
             state: Mutex::new(State::default()),
@@ -92,11 +93,11 @@ mod tests {
 
     #[test]
     fn short_runs_draw_nothing_long_runs_count() {
-        let quick = Progress::new(3);
+        let quick = StatusLine::new(3);
         assert_eq!(quick.tick(&result(Kind::Pass)), None);
-        let slow = Progress {
-            started: Instant::now() - 2 * Progress::DELAY,
-            ..Progress::new(3)
+        let slow = StatusLine {
+            started: Instant::now() - 2 * StatusLine::DELAY,
+            ..StatusLine::new(3)
         };
         assert_eq!(
             slow.tick(&result(Kind::Fail)).as_deref(),
