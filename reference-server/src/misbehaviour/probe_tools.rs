@@ -17,11 +17,11 @@ use serde_json::{Map, Value, json};
 
 use crate::config::Era;
 use crate::config::faults::Fault;
+use crate::engine::hub::List;
 use crate::engine::scope::Level;
 use crate::engine::scope::Scope;
 use crate::error::RpcError;
 use crate::features::progress::Progress;
-use crate::features::subscriptions::List;
 use crate::features::{mrtr, tools};
 use crate::protocol::method;
 

@@ -194,7 +194,7 @@ pub(crate) struct Shared {
     /// One probe log for the whole server (modern requests each get a fresh connection).
     probe_log: Arc<Mutex<Vec<Value>>>,
     /// One hub for `subscriptions/listen` streams and their triggers, across requests.
-    subscriptions: Arc<crate::features::subscriptions::Hub>,
+    subscriptions: Arc<crate::engine::hub::Hub>,
     /// One encoder, so that stateful output faults (`stale-reply-id`) span requests.
     encoder: Mutex<Encoder>,
     /// Becomes true when the server is stopping: open SSE streams end.
