@@ -4,11 +4,14 @@
 //!
 //! The switches themselves ([`Fault`](crate::config::faults::Fault)) are configuration on the
 //! ground floor: the rest of the server consults them through the one narrow interface
-//! `Faults::has`, and never imports this wing. (Not there yet: `tools/call` and `tools/list`
-//! still reach [`probe_tools`] directly from the eras and `features::tools`; issue 15.)
+//! `Faults::has`, and never imports this wing. Only the crate root does, when it builds a
+//! server: it puts [`middleware`] in the chain and supplies the probe tools to the tools
+//! feature as a tool extension (`engine::tool_extension`).
 //!
-//! May import anything below it: the eras, the features, the core, the codec and the ground
-//! floor; [`fuzzing`] also drives the whole server through the crate root.
+//! The wing stands above the eras and the features, below the crate root. May import: the
+//! eras (the probe stamps its answers as the modern era does), the features, the core
+//! (`engine`), the codec (`wire`) and the ground floor (`protocol`, `error`, `config`). Never a
+//! transport. (Not there yet: [`fuzzing`] drives the whole server through the crate root.)
 
 /// Entry points for the cargo-fuzz targets (`fuzz/`) and property tests; not a stable API.
 #[doc(hidden)]

@@ -85,7 +85,7 @@ use crate::error::RpcError;
 use crate::protocol::{code, method};
 use crate::wire::{self, Encoder, Inbound, Message, Outbound, RequestId};
 
-pub(crate) use headers::{ROUTE, route_call, route_tool};
+pub(crate) use headers::RouteTool;
 use session::Session;
 
 /// The endpoint path.
