@@ -151,6 +151,8 @@ mod engine;
 mod eras;
 pub mod error;
 mod features;
+#[doc(hidden)]
+pub mod fuzzing;
 mod misbehaviour;
 pub mod protocol;
 mod transport;
@@ -172,8 +174,6 @@ pub use crate::engine::middleware::{
 };
 pub use crate::error::RpcError;
 pub use crate::features::tools;
-#[doc(hidden)]
-pub use crate::misbehaviour::fuzzing;
 pub use crate::misbehaviour::probe;
 pub use crate::transport::http;
 pub use crate::transport::http::{HttpHandle, HttpOptions};
