@@ -17,12 +17,12 @@
 use axum::http::HeaderMap;
 use serde_json::{Map, Value, json};
 
-use super::header_name;
 use crate::config::faults::Fault;
 use crate::engine::connection::Connection;
 use crate::engine::tool_extension::ToolExtension;
 use crate::error::RpcError;
 use crate::protocol::{code, meta, method};
+use crate::transport::http::shared::header_name;
 
 /// The `route` tool (listed with `HttpOptions::header_tool`): its arguments are mirrored in
 /// `Mcp-Param-*` headers.
