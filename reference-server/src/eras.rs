@@ -3,7 +3,8 @@
 //! stamping for its era and calls the features for the bodies.
 //!
 //! May import: the features, the core (`engine`), the codec (`wire`) and the ground floor
-//! (`protocol`, `error`, `config`). Never a transport or the crate root.
+//! (`protocol`, `error`, `config`). Never a transport, the misbehaviour wing or the crate root:
+//! the tools they add arrive with the endpoint's tool extensions.
 
 pub(crate) mod legacy;
 pub(crate) mod modern;
