@@ -6,8 +6,8 @@
 //!
 //! May import: the core (`engine`), the codec (`wire`) and the ground floor (`protocol`,
 //! `error`, `config`), and a sibling feature where one feature is built on another
-//! (completion reads prompts and resources). Never an era, a transport or the misbehaviour
-//! wing.
+//! (completion reads prompts and resources, tools report progress). Never an era, a transport
+//! or the misbehaviour wing: their tools arrive as tool extensions (`engine::tool_extension`).
 
 pub(crate) mod completion;
 pub(crate) mod logging;

@@ -151,6 +151,8 @@ mod engine;
 mod eras;
 pub mod error;
 mod features;
+#[doc(hidden)]
+pub mod fuzzing;
 mod misbehaviour;
 pub mod protocol;
 mod transport;
@@ -159,6 +161,8 @@ pub mod wire;
 use std::io;
 
 use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::engine::tool_extension::{ToolExtension, ToolExtensions};
 
 pub use crate::config::faults;
 pub use crate::config::faults::{Fault, Faults};
@@ -170,8 +174,6 @@ pub use crate::engine::middleware::{
 };
 pub use crate::error::RpcError;
 pub use crate::features::tools;
-#[doc(hidden)]
-pub use crate::misbehaviour::fuzzing;
 pub use crate::misbehaviour::probe;
 pub use crate::transport::http;
 pub use crate::transport::http::{HttpHandle, HttpOptions};
@@ -243,26 +245,43 @@ impl Server {
         self
     }
 
+    /// The middleware list ending in the eras, which serve this server's tool extensions: the
+    /// probe profile's tools (with the probe profile), then the HTTP `route` tool (with
+    /// `HttpOptions::header_tool`).
+    fn chain(&self) -> Chain {
+        let mut tools: Vec<Box<dyn ToolExtension>> = Vec::new();
+        if self.config.probe_profile {
+            tools.push(Box::new(misbehaviour::probe_tools::ProbeTools));
+        }
+        if self.config.http.header_tool {
+            tools.push(Box::new(transport::http::RouteTool));
+        }
+        let tools = ToolExtensions::new(tools);
+        Chain::new(self.middleware.clone(), move |ctx| {
+            eras::endpoint(ctx, tools.clone())
+        })
+    }
+
     /// Serves one byte stream; see [`serve_stream`].
     pub async fn serve<R, W>(self, input: R, output: W) -> io::Result<()>
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let chain = Chain::new(self.middleware, eras::endpoint);
+        let chain = self.chain();
         transport::stdio::serve(self.config, chain, input, output).await
     }
 
     /// Serves streamable HTTP on `listener` (see [`http`]) until the future is dropped.
     pub async fn serve_http(self, listener: tokio::net::TcpListener) -> io::Result<()> {
         let (_stop, stop_rx) = tokio::sync::watch::channel(false);
-        let chain = Chain::new(self.middleware, eras::endpoint);
+        let chain = self.chain();
         http::serve(self.config, chain, listener, stop_rx).await
     }
 
     /// Serves streamable HTTP on `listener` in a task; the handle has the address and stops it.
     pub fn spawn_http(self, listener: tokio::net::TcpListener) -> io::Result<HttpHandle> {
-        let chain = Chain::new(self.middleware, eras::endpoint);
+        let chain = self.chain();
         http::spawn(self.config, chain, listener)
     }
 }

@@ -1,18 +1,19 @@
 //! The deliberate-misbehaviour wing, kept apart from the part that must be right: the fault
-//! middlewares, the probe profile ([`probe`]: its middleware; [`probe_tools`]: the tools that
-//! let a black-box harness fire features) and the cargo-fuzz entry points ([`fuzzing`]).
+//! middlewares and the probe profile ([`probe`]: its middleware; [`probe_tools`]: the tools
+//! that let a black-box harness fire features). The cargo-fuzz entry points (`crate::fuzzing`)
+//! drive the whole server through the crate root, so they stand above it, beside `main.rs`.
 //!
 //! The switches themselves ([`Fault`](crate::config::faults::Fault)) are configuration on the
 //! ground floor: the rest of the server consults them through the one narrow interface
-//! `Faults::has`, and never imports this wing. (Not there yet: `tools/call` and `tools/list`
-//! still reach [`probe_tools`] directly from the eras and `features::tools`; issue 15.)
+//! `Faults::has`, and never imports this wing. Only the crate root does, when it builds a
+//! server: it puts [`middleware`] in the chain and supplies the probe tools to the tools
+//! feature as a tool extension (`engine::tool_extension`).
 //!
-//! May import anything below it: the eras, the features, the core, the codec and the ground
-//! floor; [`fuzzing`] also drives the whole server through the crate root.
+//! The wing stands above the eras and the features, below the crate root. May import: the
+//! eras (the probe stamps its answers as the modern era does), the features, the core
+//! (`engine`), the codec (`wire`) and the ground floor (`protocol`, `error`, `config`). Never a
+//! transport or the crate root.
 
-/// Entry points for the cargo-fuzz targets (`fuzz/`) and property tests; not a stable API.
-#[doc(hidden)]
-pub mod fuzzing;
 pub mod probe;
 pub(crate) mod probe_tools;
 

@@ -12,7 +12,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::engine::middleware::RpcResult;
 use crate::error::RpcError;
 
 /// The requests being handled on one connection, by id.
@@ -80,7 +79,7 @@ impl Drop for Ticket {
 }
 
 /// `notifications/cancelled` (both eras): stops the named in-flight request.
-pub(crate) fn handle(inflight: &Registry, params: Option<&Value>) -> RpcResult {
+pub(crate) fn handle(inflight: &Registry, params: Option<&Value>) -> Result<Value, RpcError> {
     let id = params
         .and_then(|p| p.get("requestId"))
         .filter(|id| id.is_string() || id.is_i64() || id.is_u64());

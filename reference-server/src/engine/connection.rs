@@ -41,7 +41,7 @@ pub(crate) struct Connection {
     /// Requests being handled, so `notifications/cancelled` can stop them (STDIO-4).
     pub(crate) inflight: Arc<crate::engine::cancellation::Registry>,
     /// Open `subscriptions/listen` streams; shareable between connections (HTTP).
-    pub(crate) subscriptions: Arc<crate::features::subscriptions::Hub>,
+    pub(crate) subscriptions: Arc<crate::engine::hub::Hub>,
     /// State that only faults read (the modern era keeps none otherwise, META-3).
     pub(crate) fault_state: crate::engine::fault_state::FaultState,
     /// One request of the HTTP transport, where the `MCP-Protocol-Version` header names the
@@ -93,10 +93,7 @@ impl Connection {
 
     /// The same connection, delivering `subscriptions/listen` triggers to (and from) `hub`:
     /// a transport with one [`Connection`] per request (HTTP) shares one hub between them.
-    pub(crate) fn with_subscriptions(
-        mut self,
-        hub: Arc<crate::features::subscriptions::Hub>,
-    ) -> Self {
+    pub(crate) fn with_subscriptions(mut self, hub: Arc<crate::engine::hub::Hub>) -> Self {
         self.subscriptions = hub;
         self
     }

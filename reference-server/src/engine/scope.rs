@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use crate::config::Era;
@@ -139,15 +139,4 @@ pub(crate) fn notify_later(out: mpsc::UnboundedSender<Outbound>, method: &str, p
             params: Some(params),
         });
     });
-}
-
-/// `{"_meta": {key: value}}` merged into `params`.
-pub(crate) fn with_meta(mut params: Value, key: &str, value: Value) -> Value {
-    if let Some(obj) = params.as_object_mut() {
-        let meta_value = obj.entry("_meta").or_insert_with(|| json!({}));
-        if let Some(meta_obj) = meta_value.as_object_mut() {
-            meta_obj.insert(key.to_owned(), value);
-        }
-    }
-    params
 }

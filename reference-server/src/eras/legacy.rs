@@ -13,12 +13,12 @@ use crate::config::faults::Fault;
 use crate::engine::connection::Connection;
 use crate::engine::middleware::{Ctx, RpcResult};
 use crate::engine::scope::Scope;
+use crate::engine::tool_extension::ToolExtensions;
 use crate::error::RpcError;
 use crate::features::{resources, tools};
-use crate::misbehaviour::probe_tools;
 use crate::protocol::{LOG_LEVELS, code, method, server_info, version};
 
-pub(crate) async fn handle(ctx: Ctx) -> RpcResult {
+pub(crate) async fn handle(ctx: Ctx, extensions: &ToolExtensions) -> RpcResult {
     let conn = ctx.conn.clone();
     if ctx.id.is_none() {
         return notification(&conn, &ctx);
@@ -39,8 +39,8 @@ pub(crate) async fn handle(ctx: Ctx) -> RpcResult {
             "already initialized (protocol version {negotiated})"
         ))),
         method::PING => ping(&conn),
-        method::TOOLS_LIST => Ok(json!({ "tools": tools::list(&conn) })),
-        method::TOOLS_CALL => probe_tools::call(&Scope::new(&ctx)?, params).await,
+        method::TOOLS_LIST => Ok(json!({ "tools": tools::list(&conn, extensions) })),
+        method::TOOLS_CALL => tools::call(&Scope::new(&ctx)?, params, extensions).await,
         method::RESOURCES_LIST => Ok(json!({ "resources": resources::list() })),
         method::RESOURCES_TEMPLATES_LIST => {
             Ok(json!({ "resourceTemplates": resources::templates() }))

@@ -9,12 +9,12 @@ use crate::config::faults::Fault;
 use crate::engine::connection::Connection;
 use crate::engine::middleware::{Ctx, RpcResult};
 use crate::engine::scope::Scope;
+use crate::engine::tool_extension::ToolExtensions;
 use crate::error::RpcError;
 use crate::features::{completion, mrtr, pagination, prompts, resources, subscriptions, tools};
-use crate::misbehaviour::probe_tools;
 use crate::protocol::{cache, code, meta, method, server_info, version};
 
-pub(crate) async fn handle(ctx: Ctx) -> RpcResult {
+pub(crate) async fn handle(ctx: Ctx, extensions: &ToolExtensions) -> RpcResult {
     let conn = ctx.conn.clone();
     if ctx.id.is_none() {
         return notification(&ctx);
@@ -59,13 +59,18 @@ pub(crate) async fn handle(ctx: Ctx) -> RpcResult {
     // Everything below reads this request only (META-3); a bad log level is -32602 (META-6).
     let scope = Scope::new(&ctx)?;
     scope.log_start(name);
-    let result = respond(&scope, name, ctx.params.as_ref()).await?;
+    let result = respond(&scope, name, ctx.params.as_ref(), extensions).await?;
     scope.log_done(name);
     Ok(stamp(&conn, result))
 }
 
 /// The handler of a known, validated modern request.
-async fn respond(scope: &Scope, name: &str, params: Option<&Value>) -> RpcResult {
+async fn respond(
+    scope: &Scope,
+    name: &str,
+    params: Option<&Value>,
+    extensions: &ToolExtensions,
+) -> RpcResult {
     let conn = &scope.conn;
     let page = pagination::PAGE_SIZE;
     Ok(match name {
@@ -78,10 +83,10 @@ async fn respond(scope: &Scope, name: &str, params: Option<&Value>) -> RpcResult
                 let state = json!({ "method": name });
                 return Ok(mrtr::input_required(scope, serde_json::Map::new(), &state));
             }
-            let tools = pagination::tools(scope, tools::list(conn));
+            let tools = pagination::tools(scope, tools::list(conn, extensions));
             pagination::page(scope, params, "tools", tools, None)?
         }
-        method::TOOLS_CALL => probe_tools::call(scope, params).await?,
+        method::TOOLS_CALL => tools::call(scope, params, extensions).await?,
         method::RESOURCES_LIST => {
             pagination::page(scope, params, "resources", resources::list(), Some(page))?
         }

@@ -21,62 +21,23 @@
 //! delivered synchronously, so on stdio a trigger's notifications precede its reply.
 //!
 //! For a transport with one stream per request (HTTP): the listen request's notifications go
-//! where its [`crate::Ctx`] streams them (`Ctx::stream_to`), and a [`Hub`] shared between
+//! where its [`crate::Ctx`] streams them (`Ctx::stream_to`), and a hub shared between
 //! connections (`Connection::with_subscriptions`) lets a trigger on one POST reach a listen
-//! stream on another.
-
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+//! stream on another. The hub, its subscriptions and their filters are core state
+//! ([`crate::engine::hub`]); this module reads a filter from the request and serves the listen
+//! request.
 
 use serde_json::{Map, Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use crate::config::faults::Fault;
-use crate::config::faults::Faults;
-use crate::engine::scope::{Scope, with_meta};
+use crate::engine::hub::{Filter, Registration, Subscription, send, tag, with_meta};
+use crate::engine::scope::Scope;
 use crate::error::RpcError;
 use crate::features::resources;
 use crate::protocol::{meta, method};
-use crate::wire::Outbound;
 
-/// Which list a list-changed trigger names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum List {
-    Tools,
-    Prompts,
-    Resources,
-}
-
-impl List {
-    pub(crate) const ALL: [List; 3] = [List::Tools, List::Prompts, List::Resources];
-
-    pub(crate) fn parse(name: &str) -> Option<List> {
-        match name {
-            "tools" => Some(List::Tools),
-            "prompts" => Some(List::Prompts),
-            "resources" => Some(List::Resources),
-            _ => None,
-        }
-    }
-
-    fn notification(self) -> &'static str {
-        match self {
-            List::Tools => method::TOOLS_LIST_CHANGED,
-            List::Prompts => method::PROMPTS_LIST_CHANGED,
-            List::Resources => method::RESOURCES_LIST_CHANGED,
-        }
-    }
-}
-
-/// A `SubscriptionFilter`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct Filter {
-    tools: bool,
-    prompts: bool,
-    resources: bool,
-    uris: Vec<String>,
-}
-
+/// A filter as the request states it, and what this server honours of it.
 impl Filter {
     fn parse(value: Option<&Value>) -> Result<Filter, RpcError> {
         let Some(obj) = value.and_then(Value::as_object) else {
@@ -146,157 +107,6 @@ impl Filter {
         }
         Value::Object(obj)
     }
-
-    fn wants(&self, list: List) -> bool {
-        match list {
-            List::Tools => self.tools,
-            List::Prompts => self.prompts,
-            List::Resources => self.resources,
-        }
-    }
-}
-
-/// One open subscription.
-#[derive(Debug)]
-struct Subscription {
-    key: u64,
-    /// The listen request's id, as sent.
-    id: Value,
-    filter: Filter,
-    out: mpsc::UnboundedSender<Outbound>,
-    /// Held back by the `listen-ack-late` fault until the first notification.
-    pending_ack: Option<Value>,
-    end: Option<oneshot::Sender<()>>,
-}
-
-/// The open subscriptions of a connection (or of several, shared).
-#[derive(Debug, Default)]
-pub struct Hub {
-    next: AtomicU64,
-    subs: Mutex<Vec<Subscription>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-impl Hub {
-    /// Sends `notifications/<list>/list_changed` to the streams that asked for it; returns
-    /// how many got it.
-    pub(crate) fn list_changed(&self, faults: &Faults, list: List) -> usize {
-        if faults.has(Fault::ListenNoListChanged) {
-            return 0;
-        }
-        let any = faults.has(Fault::ListenUnrequestedTypes);
-        self.deliver(faults, |filter| {
-            (any || filter.wants(list)).then(|| (list.notification(), json!({})))
-        })
-    }
-
-    /// Sends `notifications/resources/updated {uri}` to the streams subscribed to `uri`.
-    pub(crate) fn resource_updated(&self, faults: &Faults, uri: &str) -> usize {
-        let any = faults.has(Fault::ListenUnrequestedTypes);
-        self.deliver(faults, |filter| {
-            (any || filter.uris.iter().any(|u| u == uri))
-                .then(|| (method::RESOURCES_UPDATED, json!({ "uri": uri })))
-        })
-    }
-
-    /// Ends the subscription of listen request `id` (every one without an id: on a shared HTTP
-    /// server that would end other clients' streams too); each listen request gets its
-    /// completion result. Returns how many there were.
-    pub(crate) fn end(&self, faults: &Faults, id: Option<&Value>) -> usize {
-        let ended: Vec<Subscription> = {
-            let mut subs = lock(&self.subs);
-            let (ended, kept) = std::mem::take(&mut *subs)
-                .into_iter()
-                .partition(|s| id.is_none_or(|id| s.id == *id));
-            *subs = kept;
-            ended
-        };
-        let n = ended.len();
-        for mut sub in ended {
-            if let Some(end) = sub.end.take() {
-                if !faults.has(Fault::ListenNoTeardown) {
-                    let _ = end.send(());
-                }
-                // Dropped unsent under `listen-no-teardown`: the stream just goes quiet.
-            }
-        }
-        n
-    }
-
-    fn deliver(
-        &self,
-        faults: &Faults,
-        pick: impl Fn(&Filter) -> Option<(&'static str, Value)>,
-    ) -> usize {
-        let mut subs = lock(&self.subs);
-        let mut n = 0;
-        for sub in subs.iter_mut() {
-            let Some((name, params)) = pick(&sub.filter) else {
-                continue;
-            };
-            let tag = if faults.has(Fault::ListenWrongSubscriptionId) {
-                json!(format!("sub-{}", sub.key))
-            } else {
-                tag(faults, &sub.id)
-            };
-            send(
-                &sub.out,
-                name,
-                with_meta(params, meta::SUBSCRIPTION_ID, tag),
-            );
-            if let Some(ack) = sub.pending_ack.take() {
-                send(&sub.out, method::SUBSCRIPTIONS_ACKNOWLEDGED, ack);
-            }
-            n += 1;
-        }
-        n
-    }
-
-    fn add(&self, mut sub: Subscription) -> u64 {
-        let key = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        sub.key = key;
-        lock(&self.subs).push(sub);
-        key
-    }
-
-    /// Removes one subscription; whether it was still open.
-    fn remove(&self, key: u64) -> bool {
-        let mut subs = lock(&self.subs);
-        let before = subs.len();
-        subs.retain(|s| s.key != key);
-        subs.len() < before
-    }
-
-    /// Drops every subscription without a completion result (`listen-cancel-ends-all`): their
-    /// streams go quiet.
-    fn drop_all(&self) {
-        lock(&self.subs).clear();
-    }
-}
-
-/// Removes a subscription when its listen request ends or is dropped (client cancellation).
-struct Registration {
-    hub: Arc<Hub>,
-    key: u64,
-    keep: bool,
-    /// `listen-cancel-ends-all`.
-    ends_all: bool,
-}
-
-impl Drop for Registration {
-    fn drop(&mut self) {
-        // `listen-after-cancel`: a cancelled stream stays subscribed.
-        if !self.keep {
-            let cancelled = self.hub.remove(self.key);
-            // `listen-cancel-ends-all`: a client cancellation takes every other stream with it.
-            if cancelled && self.ends_all {
-                self.hub.drop_all();
-            }
-        }
-    }
 }
 
 /// `subscriptions/listen`: acknowledges, then streams until the server ends it (the reply is
@@ -356,26 +166,6 @@ pub(crate) async fn listen(scope: &Scope, params: Option<&Value>) -> Result<Valu
     Ok(json!({ "_meta": { meta::SUBSCRIPTION_ID: id } }))
 }
 
-/// The subscription id on stream notifications: the listen id, its type flipped under
-/// `listen-id-type-changed`.
-fn tag(faults: &Faults, id: &Value) -> Value {
-    if !faults.has(Fault::ListenIdTypeChanged) {
-        return id.clone();
-    }
-    match id {
-        Value::Number(n) => Value::String(n.to_string()),
-        Value::String(s) => s.parse::<i64>().map_or(json!(0), Value::from),
-        other => other.clone(),
-    }
-}
-
-fn send(out: &mpsc::UnboundedSender<Outbound>, method_name: &str, params: Value) {
-    let _ = out.send(Outbound::Notification {
-        method: method_name.to_owned(),
-        params: Some(params),
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,13 +184,5 @@ mod tests {
         );
         assert!(Filter::parse(Some(&json!({"toolsListChanged": "yes"}))).is_err());
         assert!(Filter::parse(None).is_err());
-    }
-
-    #[test]
-    fn id_type_flips_under_the_fault() {
-        let faults = Faults::none().with(Fault::ListenIdTypeChanged);
-        assert_eq!(tag(&faults, &json!(7)), json!("7"));
-        assert_eq!(tag(&faults, &json!("7")), json!(7));
-        assert_eq!(tag(&Faults::none(), &json!(7)), json!(7));
     }
 }

@@ -1,12 +1,18 @@
-//! The tools: `echo`, `add`, and (probe profile only) `mcpspec_probe_log` and the tools of
-//! [`crate::probe_tools`], which also wraps [`call`] with progress. Shared by both eras; the
-//! era modules add their own envelope.
+//! The tools: `echo`, `add`, (probe profile only) `mcpspec_probe_log`, and the tools of the
+//! server's [`ToolExtensions`] (the probe profile's, the HTTP `route` tool), which the crate
+//! root supplies. `tools/call` reports progress (two steps) for every tool but the ones an
+//! extension serves whole. Shared by both eras; the era modules add their own envelope.
 
 use serde_json::{Map, Number, Value, json};
 
+use crate::config::Era;
 use crate::config::faults::Fault;
 use crate::engine::connection::Connection;
+use crate::engine::scope::Scope;
+use crate::engine::tool_extension::ToolExtensions;
 use crate::error::RpcError;
+use crate::features::progress::Progress;
+use crate::protocol::method;
 
 pub const ECHO: &str = "echo";
 pub const ADD: &str = "add";
@@ -14,7 +20,7 @@ pub const ADD: &str = "add";
 pub const PROBE_LOG: &str = "mcpspec_probe_log";
 
 /// The tool definitions, in a fixed order (LIST-2).
-pub(crate) fn list(conn: &Connection) -> Vec<Value> {
+pub(crate) fn list(conn: &Connection, extensions: &ToolExtensions) -> Vec<Value> {
     let mut tools = vec![
         json!({
             "name": ECHO,
@@ -41,16 +47,48 @@ pub(crate) fn list(conn: &Connection) -> Vec<Value> {
             "description": "mcpspec probe profile: what the probe middleware observed so far.",
             "inputSchema": { "type": "object", "properties": {} }
         }));
-        tools.extend(crate::misbehaviour::probe_tools::list());
     }
-    if conn.config.http.header_tool {
-        tools.push(crate::transport::http::route_tool());
-    }
+    tools.extend(extensions.list());
     tools
 }
 
-/// `tools/call`: the CallToolResult (without era-specific stamping) or a protocol error.
-pub(crate) fn call(conn: &Connection, params: Option<&Value>) -> Result<Value, RpcError> {
+/// `tools/call`, both eras: the CallToolResult (without era-specific stamping) or a protocol
+/// error. A tool an extension serves whole answers for itself; every other call reports
+/// progress in two steps (with a `progressToken`).
+pub(crate) async fn call(
+    scope: &Scope,
+    params: Option<&Value>,
+    extensions: &ToolExtensions,
+) -> Result<Value, RpcError> {
+    let modern = scope.era == Some(Era::Modern);
+    if modern && scope.has(Fault::ListenCancelledByServerForRequest) {
+        if let Some(id) = &scope.id {
+            scope.notify(
+                method::CANCELLED,
+                json!({ "requestId": id, "reason": "listen-cancelled-by-server-for-request fault" }),
+            );
+        }
+    }
+    let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);
+    if let Some(served) = name.and_then(|name| extensions.serve(scope, name, params)) {
+        return served.await;
+    }
+    let mut progress = Progress::new(scope, 2);
+    progress.step(scope, "started");
+    let result = run(&scope.conn, params, extensions);
+    if result.is_ok() {
+        progress.step(scope, "done");
+    }
+    progress.finish(scope);
+    result
+}
+
+/// A built-in or plain extension tool, without progress.
+fn run(
+    conn: &Connection,
+    params: Option<&Value>,
+    extensions: &ToolExtensions,
+) -> Result<Value, RpcError> {
     let Some(params) = params.and_then(Value::as_object) else {
         return Err(conn.params_error("tools/call needs params with a `name`"));
     };
@@ -74,16 +112,16 @@ pub(crate) fn call(conn: &Connection, params: Option<&Value>) -> Result<Value, R
         ECHO => echo(args),
         ADD => add(args),
         PROBE_LOG if conn.config.probe_profile => return Ok(probe_log(conn)),
-        crate::transport::http::ROUTE if conn.config.http.header_tool => {
-            crate::transport::http::route_call(args)
-        }
-        unknown => {
-            let message = format!("unknown tool: {unknown}");
-            if conn.has(Fault::UnknownToolAsResult) {
-                return Ok(error_result(&message));
+        other => match extensions.run(other, args) {
+            Some(outcome) => outcome,
+            None => {
+                let message = format!("unknown tool: {other}");
+                if conn.has(Fault::UnknownToolAsResult) {
+                    return Ok(error_result(&message));
+                }
+                return Err(RpcError::invalid_params(message));
             }
-            return Err(RpcError::invalid_params(message));
-        }
+        },
     };
     match outcome {
         Ok(text) => Ok(json!({ "content": [{ "type": "text", "text": text }] })),

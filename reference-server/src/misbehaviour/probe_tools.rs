@@ -1,6 +1,6 @@
-//! `tools/call` with its request-scoped extras, and the probe-profile tools that let a
-//! black-box harness fire the 2026-07-28 features (listed and callable only with
-//! `--probe-profile`, like `mcpspec_probe_log`; POL-12):
+//! The probe-profile tools that let a black-box harness fire the 2026-07-28 features, a
+//! [`ToolExtension`] the crate root supplies only with `--probe-profile` (listed and callable
+//! then only, like `mcpspec_probe_log`; POL-12):
 //!
 //! | tool | arguments | does |
 //! |---|---|---|
@@ -11,19 +11,18 @@
 //! | `mcpspec_log_demo` | | one log message at every level |
 //! | `mcpspec_confirm` | `message?` | needs an elicitation (MRTR): input_required, then the answer |
 //!
-//! Every tool call with a `progressToken` reports progress (two steps for the plain tools).
+//! Each is served whole: `mcpspec_slow` reports its own progress, the others none.
 
 use serde_json::{Map, Value, json};
 
 use crate::config::Era;
 use crate::config::faults::Fault;
-use crate::engine::scope::Level;
-use crate::engine::scope::Scope;
+use crate::engine::hub::List;
+use crate::engine::scope::{Level, Scope};
+use crate::engine::tool_extension::{ToolExtension, ToolFuture};
 use crate::error::RpcError;
+use crate::features::mrtr;
 use crate::features::progress::Progress;
-use crate::features::subscriptions::List;
-use crate::features::{mrtr, tools};
-use crate::protocol::method;
 
 pub const TRIGGER_LIST_CHANGED: &str = "mcpspec_trigger_list_changed";
 pub const TRIGGER_RESOURCE_UPDATED: &str = "mcpspec_trigger_resource_updated";
@@ -32,11 +31,21 @@ pub const SLOW: &str = "mcpspec_slow";
 pub const LOG_DEMO: &str = "mcpspec_log_demo";
 pub const CONFIRM: &str = "mcpspec_confirm";
 
+/// Every probe tool, in listing order.
+const NAMES: [&str; 6] = [
+    TRIGGER_LIST_CHANGED,
+    TRIGGER_RESOURCE_UPDATED,
+    END_SUBSCRIPTIONS,
+    SLOW,
+    LOG_DEMO,
+    CONFIRM,
+];
+
 const MAX_STEPS: u64 = 100;
 const MAX_DELAY_MS: u64 = 10_000;
 
 /// The probe-profile tool definitions (after `mcpspec_probe_log`), in a fixed order.
-pub(crate) fn list() -> Vec<Value> {
+fn list() -> Vec<Value> {
     let object = |properties: Value, required: &[&str]| json!({ "type": "object", "properties": properties, "required": required });
     vec![
         json!({
@@ -75,69 +84,70 @@ pub(crate) fn list() -> Vec<Value> {
     ]
 }
 
-/// `tools/call`, both eras.
-pub(crate) async fn call(scope: &Scope, params: Option<&Value>) -> Result<Value, RpcError> {
-    let modern = scope.era == Some(Era::Modern);
-    if modern && scope.has(Fault::ListenCancelledByServerForRequest) {
-        if let Some(id) = &scope.id {
-            scope.notify(
-                method::CANCELLED,
-                json!({ "requestId": id, "reason": "listen-cancelled-by-server-for-request fault" }),
-            );
+/// The probe profile's tools.
+pub(crate) struct ProbeTools;
+
+impl ToolExtension for ProbeTools {
+    fn list(&self) -> Vec<Value> {
+        list()
+    }
+
+    fn serve<'a>(
+        &'a self,
+        scope: &'a Scope,
+        name: &'a str,
+        params: Option<&'a Value>,
+    ) -> Option<ToolFuture<'a>> {
+        NAMES
+            .contains(&name)
+            .then(|| Box::pin(call(scope, name, params)) as ToolFuture<'a>)
+    }
+}
+
+/// `tools/call` of one of the probe tools.
+async fn call(scope: &Scope, name: &str, params: Option<&Value>) -> Result<Value, RpcError> {
+    let empty = Map::new();
+    let args = params
+        .and_then(|p| p.get("arguments"))
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let hub = &scope.conn.subscriptions;
+    let faults = &scope.conn.config.faults;
+    match name {
+        TRIGGER_LIST_CHANGED => {
+            let lists = match args.get("list") {
+                None => List::ALL.to_vec(),
+                Some(list) => match list.as_str().and_then(List::parse) {
+                    Some(list) => vec![list],
+                    None => {
+                        return Ok(error_result("`list` must be tools, prompts or resources"));
+                    }
+                },
+            };
+            let delivered: usize = lists.into_iter().map(|l| hub.list_changed(faults, l)).sum();
+            Ok(counted("delivered", delivered))
         }
-    }
-    let name = params.and_then(|p| p.get("name")).and_then(Value::as_str);
-    if scope.conn.config.probe_profile {
-        let empty = Map::new();
-        let args = params
-            .and_then(|p| p.get("arguments"))
-            .and_then(Value::as_object)
-            .unwrap_or(&empty);
-        let hub = &scope.conn.subscriptions;
-        let faults = &scope.conn.config.faults;
-        match name {
-            Some(TRIGGER_LIST_CHANGED) => {
-                let lists = match args.get("list") {
-                    None => List::ALL.to_vec(),
-                    Some(list) => match list.as_str().and_then(List::parse) {
-                        Some(list) => vec![list],
-                        None => {
-                            return Ok(error_result("`list` must be tools, prompts or resources"));
-                        }
-                    },
-                };
-                let delivered: usize = lists.into_iter().map(|l| hub.list_changed(faults, l)).sum();
-                return Ok(counted("delivered", delivered));
-            }
-            Some(TRIGGER_RESOURCE_UPDATED) => {
-                let Some(uri) = args.get("uri").and_then(Value::as_str) else {
-                    return Ok(error_result("`uri` (a string) is required"));
-                };
-                return Ok(counted("delivered", hub.resource_updated(faults, uri)));
-            }
-            Some(END_SUBSCRIPTIONS) => {
-                let ended = hub.end(faults, args.get("listenId"));
-                return Ok(counted("ended", ended));
-            }
-            Some(SLOW) => return slow(scope, args).await,
-            Some(LOG_DEMO) => {
-                for level in Level::all() {
-                    scope.log(level, json!(format!("a {} message", level.as_str())));
-                }
-                return Ok(text_result("logged one message at every level"));
-            }
-            Some(CONFIRM) => return confirm(scope, params, args),
-            _ => {}
+        TRIGGER_RESOURCE_UPDATED => {
+            let Some(uri) = args.get("uri").and_then(Value::as_str) else {
+                return Ok(error_result("`uri` (a string) is required"));
+            };
+            Ok(counted("delivered", hub.resource_updated(faults, uri)))
         }
+        END_SUBSCRIPTIONS => {
+            let ended = hub.end(faults, args.get("listenId"));
+            Ok(counted("ended", ended))
+        }
+        SLOW => slow(scope, args).await,
+        LOG_DEMO => {
+            for level in Level::all() {
+                scope.log(level, json!(format!("a {} message", level.as_str())));
+            }
+            Ok(text_result("logged one message at every level"))
+        }
+        CONFIRM => confirm(scope, params, args),
+        // Not reached: `serve` passes only the names above.
+        _ => Err(RpcError::invalid_params(format!("unknown tool: {name}"))),
     }
-    let mut progress = Progress::new(scope, 2);
-    progress.step(scope, "started");
-    let result = tools::call(&scope.conn, params);
-    if result.is_ok() {
-        progress.step(scope, "done");
-    }
-    progress.finish(scope);
-    result
 }
 
 async fn slow(scope: &Scope, args: &Map<String, Value>) -> Result<Value, RpcError> {

@@ -57,12 +57,12 @@
 
 mod headers;
 mod session;
+mod shared;
 mod sse;
 
-use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -85,24 +85,18 @@ use crate::error::RpcError;
 use crate::protocol::{code, method};
 use crate::wire::{self, Encoder, Inbound, Message, Outbound, RequestId};
 
-pub(crate) use headers::{ROUTE, route_call, route_tool};
-use session::Session;
+pub(crate) use headers::RouteTool;
+use session::Sessions;
+pub use shared::header_name;
+use shared::{
+    Shared, accepted, empty, internal_error, json_body, json_reply, plain, rpc_error, set,
+    single_header,
+};
 
 /// The endpoint path.
 pub const ENDPOINT: &str = "/mcp";
 /// The default request body limit (4 MiB).
 pub use crate::config::{DEFAULT_MAX_BODY, HttpOptions};
-
-/// Header names, lower case (HTTP header names are case-insensitive).
-pub mod header_name {
-    pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-    pub const METHOD: &str = "mcp-method";
-    pub const NAME: &str = "mcp-name";
-    pub const SESSION_ID: &str = "mcp-session-id";
-    /// The prefix of the `x-mcp-header` parameter headers (`Mcp-Param-{Name}`).
-    pub const PARAM_PREFIX: &str = "mcp-param-";
-    pub const ACCEL_BUFFERING: &str = "x-accel-buffering";
-}
 
 /// A running HTTP server: its address, and a way to stop it. Dropping the handle stops it too.
 #[derive(Debug)]
@@ -158,7 +152,6 @@ pub(crate) async fn serve(
         encoder: Mutex::new(Encoder::new(config.faults.clone())),
         config,
         chain,
-        sessions: Mutex::new(HashMap::new()),
         probe_log: Arc::new(Mutex::new(Vec::new())),
         subscriptions: Arc::default(),
         stop: stop.clone(),
@@ -166,7 +159,7 @@ pub(crate) async fn serve(
     let router = Router::new()
         .route(ENDPOINT, any(endpoint))
         .fallback(not_found)
-        .with_state(shared);
+        .with_state((shared, Arc::new(Sessions::default())));
     let mut stop = stop;
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
@@ -186,60 +179,24 @@ pub(crate) fn spawn(config: Config, chain: Chain, listener: TcpListener) -> io::
     })
 }
 
-/// State shared by every request of one server.
-pub(crate) struct Shared {
-    config: Config,
-    chain: Chain,
-    sessions: Mutex<HashMap<String, Arc<Session>>>,
-    /// One probe log for the whole server (modern requests each get a fresh connection).
-    probe_log: Arc<Mutex<Vec<Value>>>,
-    /// One hub for `subscriptions/listen` streams and their triggers, across requests.
-    subscriptions: Arc<crate::features::subscriptions::Hub>,
-    /// One encoder, so that stateful output faults (`stale-reply-id`) span requests.
-    encoder: Mutex<Encoder>,
-    /// Becomes true when the server is stopping: open SSE streams end.
-    stop: watch::Receiver<bool>,
-}
-
-impl Shared {
-    fn has(&self, fault: Fault) -> bool {
-        self.config.faults.has(fault)
-    }
-
-    fn encode(&self, msg: &Outbound) -> Vec<u8> {
-        lock(&self.encoder).encode(msg)
-    }
-
-    fn new_connection(&self, out: mpsc::UnboundedSender<Outbound>) -> Arc<Connection> {
-        Arc::new(
-            Connection::new(self.config.clone(), out)
-                .for_http()
-                .with_probe_log(self.probe_log.clone())
-                .with_subscriptions(self.subscriptions.clone()),
-        )
-    }
-}
-
-/// Locks a mutex, recovering from poisoning.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 async fn not_found() -> Response {
     plain(StatusCode::NOT_FOUND, "not found: the MCP endpoint is /mcp")
 }
 
-async fn endpoint(State(shared): State<Arc<Shared>>, req: Request) -> Response {
+async fn endpoint(
+    State((shared, sessions)): State<(Arc<Shared>, Arc<Sessions>)>,
+    req: Request,
+) -> Response {
     if let Some(refusal) = security(&shared, req.headers()) {
         return refusal;
     }
     let http_method = req.method().clone();
     if http_method == Method::POST {
-        post(shared, req).await
+        post(shared, &sessions, req).await
     } else if http_method == Method::GET {
-        get(&shared, req.headers())
+        get(&shared, &sessions, req.headers())
     } else if http_method == Method::DELETE {
-        delete(&shared, req.headers())
+        delete(&shared, &sessions, req.headers())
     } else {
         method_not_allowed(&shared)
     }
@@ -336,7 +293,7 @@ fn origin_allowed(value: &str, allowed: &[String]) -> bool {
 
 // --- POST -----------------------------------------------------------------------------------
 
-async fn post(shared: Arc<Shared>, req: Request) -> Response {
+async fn post(shared: Arc<Shared>, sessions: &Sessions, req: Request) -> Response {
     if shared.has(Fault::HttpPost405) {
         let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "POST is not served");
         set(&mut response, header::ALLOW, "GET");
@@ -368,7 +325,7 @@ async fn post(shared: Arc<Shared>, req: Request) -> Response {
     };
     if shared.config.eras != Eras::Modern {
         if let Some(id) = session_id {
-            return session::post(shared, &id, &headers, bytes).await;
+            return session::post(shared, sessions, &id, &headers, bytes).await;
         }
     }
 
@@ -404,7 +361,7 @@ async fn post(shared: Arc<Shared>, req: Request) -> Response {
                 && !dispatch::is_modern_marked(&name, params.as_ref())
                 && shared.config.eras != Eras::Modern;
             if legacy_initialize {
-                return session::initialize(shared, id, name, params).await;
+                return session::initialize(shared, sessions, id, name, params).await;
             }
             if shared.config.eras == Eras::Legacy {
                 return rpc_error(
@@ -490,20 +447,6 @@ async fn modern_notification(
     modern_headers(&shared, response)
 }
 
-/// The 202 for an accepted notification or client response (HTTP-3, LEG-11).
-fn accepted(shared: &Shared, era: Era) -> Response {
-    let fault = match era {
-        Era::Modern => Fault::HttpNotification200Body,
-        Era::Legacy => Fault::HttpLegacyNotification200,
-    };
-    if shared.has(fault) {
-        let mut response = Response::new(Body::from("{}"));
-        set(&mut response, header::CONTENT_TYPE, "application/json");
-        return response;
-    }
-    empty(StatusCode::ACCEPTED)
-}
-
 /// Headers every modern response gets (only a fault adds any).
 fn modern_headers(shared: &Shared, mut response: Response) -> Response {
     if shared.has(Fault::HttpMintsSessionIdModern) {
@@ -574,73 +517,9 @@ async fn reply(
     )
 }
 
-/// The handler task died (a panic): 500 with -32603.
-fn internal_error(shared: &Shared) -> Response {
-    rpc_error(
-        shared,
-        StatusCode::INTERNAL_SERVER_ERROR,
-        Value::Null,
-        RpcError::internal("the handler failed"),
-    )
-}
-
-/// The HTTP status for a JSON reply (modern era: by error code; legacy: 200).
-fn status_of(shared: &Shared, era: Era, msg: &Outbound) -> StatusCode {
-    let Outbound::Reply {
-        outcome: Err(error),
-        ..
-    } = msg
-    else {
-        return StatusCode::OK;
-    };
-    if era == Era::Legacy {
-        return StatusCode::OK;
-    }
-    match error.code {
-        code::METHOD_NOT_FOUND if shared.has(Fault::HttpUnknownMethod200) => StatusCode::OK,
-        code::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
-        code::INVALID_PARAMS
-        | code::MISSING_CLIENT_CAPABILITY
-        | code::UNSUPPORTED_PROTOCOL_VERSION
-            if shared.has(Fault::HttpVersionErrorStatus200) =>
-        {
-            StatusCode::OK
-        }
-        code::INTERNAL_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
-        _ => StatusCode::BAD_REQUEST,
-    }
-}
-
-fn json_reply(shared: &Shared, era: Era, msg: &Outbound) -> Response {
-    json_body(shared, status_of(shared, era, msg), msg)
-}
-
-fn json_body(shared: &Shared, status: StatusCode, msg: &Outbound) -> Response {
-    let mut response = Response::new(Body::from(shared.encode(msg)));
-    *response.status_mut() = status;
-    let content_type = if shared.has(Fault::HttpJsonWrongContentType) {
-        "text/plain"
-    } else {
-        "application/json"
-    };
-    set(&mut response, header::CONTENT_TYPE, content_type);
-    response
-}
-
-fn rpc_error(shared: &Shared, status: StatusCode, id: Value, error: RpcError) -> Response {
-    json_body(
-        shared,
-        status,
-        &Outbound::Reply {
-            id,
-            outcome: Err(error),
-        },
-    )
-}
-
 // --- GET and DELETE -------------------------------------------------------------------------
 
-fn get(shared: &Arc<Shared>, headers: &HeaderMap) -> Response {
+fn get(shared: &Arc<Shared>, sessions: &Sessions, headers: &HeaderMap) -> Response {
     if shared.config.eras == Eras::Modern {
         if shared.has(Fault::HttpModernGet200) {
             return sse::response(shared, sse::Source::fixed(Vec::new()), None);
@@ -650,18 +529,18 @@ fn get(shared: &Arc<Shared>, headers: &HeaderMap) -> Response {
     match single_header(headers, header_name::SESSION_ID) {
         Err(why) => plain(StatusCode::BAD_REQUEST, why),
         Ok(None) => method_not_allowed(shared),
-        Ok(Some(id)) => session::get(shared, &id, headers),
+        Ok(Some(id)) => session::get(shared, sessions, &id, headers),
     }
 }
 
-fn delete(shared: &Arc<Shared>, headers: &HeaderMap) -> Response {
+fn delete(shared: &Arc<Shared>, sessions: &Sessions, headers: &HeaderMap) -> Response {
     if shared.config.eras == Eras::Modern {
         return method_not_allowed(shared);
     }
     match single_header(headers, header_name::SESSION_ID) {
         Err(why) => plain(StatusCode::BAD_REQUEST, why),
         Ok(None) => method_not_allowed(shared),
-        Ok(Some(id)) => session::delete(shared, &id, headers),
+        Ok(Some(id)) => session::delete(shared, sessions, &id, headers),
     }
 }
 
@@ -677,42 +556,6 @@ fn method_not_allowed(shared: &Shared) -> Response {
         "GET, POST, DELETE"
     };
     set(&mut response, header::ALLOW, allow);
-    response
-}
-
-// --- helpers --------------------------------------------------------------------------------
-
-/// One header's value, trimmed; an error text if it is duplicated or not visible ASCII.
-fn single_header(headers: &HeaderMap, name: &str) -> Result<Option<String>, &'static str> {
-    let mut values = headers.get_all(name).iter();
-    let Some(value) = values.next() else {
-        return Ok(None);
-    };
-    if values.next().is_some() {
-        return Err("duplicated header");
-    }
-    match value.to_str() {
-        Ok(text) => Ok(Some(text.trim_matches([' ', '\t']).to_owned())),
-        Err(_) => Err("header value with invalid characters"),
-    }
-}
-
-fn set(response: &mut Response, name: header::HeaderName, value: &'static str) {
-    response
-        .headers_mut()
-        .insert(name, HeaderValue::from_static(value));
-}
-
-fn plain(status: StatusCode, text: &'static str) -> Response {
-    let mut response = Response::new(Body::from(text));
-    *response.status_mut() = status;
-    set(&mut response, header::CONTENT_TYPE, "text/plain");
-    response
-}
-
-fn empty(status: StatusCode) -> Response {
-    let mut response = Response::new(Body::empty());
-    *response.status_mut() = status;
     response
 }
 

@@ -17,18 +17,32 @@
 use axum::http::HeaderMap;
 use serde_json::{Map, Value, json};
 
-use super::header_name;
 use crate::config::faults::Fault;
 use crate::engine::connection::Connection;
+use crate::engine::tool_extension::ToolExtension;
 use crate::error::RpcError;
-use crate::features::tools;
 use crate::protocol::{code, meta, method};
+use crate::transport::http::shared::header_name;
 
 /// The `route` tool (listed with `HttpOptions::header_tool`): its arguments are mirrored in
 /// `Mcp-Param-*` headers.
 pub(crate) const ROUTE: &str = "route";
 
-pub(crate) fn route_tool() -> Value {
+/// The `route` tool as a tool extension, supplied by the crate root with
+/// `HttpOptions::header_tool` (on any transport).
+pub(crate) struct RouteTool;
+
+impl ToolExtension for RouteTool {
+    fn list(&self) -> Vec<Value> {
+        vec![route_tool()]
+    }
+
+    fn run(&self, name: &str, args: &Map<String, Value>) -> Option<Result<String, String>> {
+        (name == ROUTE).then(|| route_call(args))
+    }
+}
+
+fn route_tool() -> Value {
     json!({
         "name": ROUTE,
         "description": "Returns its arguments as text. Over streamable HTTP each argument is \
@@ -46,7 +60,7 @@ pub(crate) fn route_tool() -> Value {
 }
 
 /// `route`: `region=R priority=P urgent=U` (absent arguments omitted), or a tool error.
-pub(crate) fn route_call(args: &Map<String, Value>) -> Result<String, String> {
+fn route_call(args: &Map<String, Value>) -> Result<String, String> {
     let Some(region) = args.get("region").and_then(Value::as_str) else {
         return Err("route: `region` (a string) is required".into());
     };
@@ -162,10 +176,11 @@ fn check_params(
     conn: &Connection,
     mismatch: &dyn Fn(String) -> RpcError,
 ) -> Result<(), RpcError> {
-    let definitions = tools::list(conn);
-    let Some(properties) = definitions
-        .iter()
-        .find(|t| t.get("name").and_then(Value::as_str) == Some(tool))
+    // The only tool whose arguments carry `x-mcp-header` annotations is `route`, listed with
+    // the header tool.
+    let definition = (conn.config.http.header_tool && tool == ROUTE).then(route_tool);
+    let Some(properties) = definition
+        .as_ref()
         .and_then(|t| t.pointer("/inputSchema/properties"))
         .and_then(Value::as_object)
     else {

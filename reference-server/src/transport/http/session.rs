@@ -14,13 +14,17 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
-use super::{Shared, empty, header_name, lock, plain, rpc_error, single_header, sse};
 use crate::config::Era;
 use crate::config::faults::Fault;
 use crate::engine::connection::Connection;
 use crate::engine::dispatch;
 use crate::error::RpcError;
 use crate::protocol::{code, version};
+use crate::transport::http::shared::{
+    Shared, accepted, empty, header_name, internal_error, json_body, json_reply, lock, plain,
+    rpc_error, set, single_header,
+};
+use crate::transport::http::sse;
 use crate::transport::stdio;
 use crate::wire::{self, Inbound, Message, Outbound, RequestId};
 
@@ -50,6 +54,10 @@ pub(crate) fn new_id(spaced: bool) -> String {
         hex
     }
 }
+
+/// The live sessions of one server, by id.
+#[derive(Default)]
+pub(crate) struct Sessions(Mutex<HashMap<String, Arc<Session>>>);
 
 /// One legacy session.
 pub(crate) struct Session {
@@ -182,11 +190,12 @@ impl Session {
 /// the handshake committed.
 pub(crate) async fn initialize(
     shared: Arc<Shared>,
+    sessions: &Sessions,
     id: RequestId,
     name: String,
     params: Option<Value>,
 ) -> Response {
-    if lock(&shared.sessions).len() >= MAX_SESSIONS {
+    if lock(&sessions.0).len() >= MAX_SESSIONS {
         return plain(StatusCode::SERVICE_UNAVAILABLE, "too many sessions");
     }
     let session = Session::new(&shared);
@@ -199,14 +208,14 @@ pub(crate) async fn initialize(
             response
                 .headers_mut()
                 .insert(header_name::SESSION_ID, value);
-            lock(&shared.sessions).insert(session_id, session);
+            lock(&sessions.0).insert(session_id, session);
         }
     }
     response
 }
 
-fn find(shared: &Shared, id: &str) -> Option<Arc<Session>> {
-    lock(&shared.sessions).get(id).cloned()
+fn find(sessions: &Sessions, id: &str) -> Option<Arc<Session>> {
+    lock(&sessions.0).get(id).cloned()
 }
 
 fn unknown_session() -> Response {
@@ -236,11 +245,12 @@ fn version_refusal(shared: &Shared, headers: &HeaderMap) -> Option<Response> {
 /// A POST naming a session.
 pub(crate) async fn post(
     shared: Arc<Shared>,
+    sessions: &Sessions,
     session_id: &str,
     headers: &HeaderMap,
     bytes: Bytes,
 ) -> Response {
-    let Some(session) = find(&shared, session_id) else {
+    let Some(session) = find(sessions, session_id) else {
         return unknown_session();
     };
     if let Some(refusal) = version_refusal(&shared, headers) {
@@ -262,15 +272,15 @@ pub(crate) async fn post(
             let chain = shared.chain.clone();
             let work = tokio::spawn(async move { stdio::batch(&conn, &chain, items).await });
             match work.await {
-                Ok(Some(reply)) if batching => super::json_body(&shared, StatusCode::OK, &reply),
-                Ok(Some(reply)) => super::json_body(&shared, StatusCode::BAD_REQUEST, &reply),
-                Ok(None) => super::accepted(&shared, Era::Legacy),
-                Err(_) => super::internal_error(&shared),
+                Ok(Some(reply)) if batching => json_body(&shared, StatusCode::OK, &reply),
+                Ok(Some(reply)) => json_body(&shared, StatusCode::BAD_REQUEST, &reply),
+                Ok(None) => accepted(&shared, Era::Legacy),
+                Err(_) => internal_error(&shared),
             }
         }
         Inbound::Message(Message::Response { id, outcome }) => {
             conn.route_response(&id, outcome);
-            super::accepted(&shared, Era::Legacy)
+            accepted(&shared, Era::Legacy)
         }
         Inbound::Message(Message::Notification {
             method: name,
@@ -283,7 +293,7 @@ pub(crate) async fn post(
             if let Ok(Some(reply)) = work.await {
                 session.outbox.route(reply);
             }
-            super::accepted(&shared, Era::Legacy)
+            accepted(&shared, Era::Legacy)
         }
         Inbound::Message(Message::Request {
             id,
@@ -308,13 +318,18 @@ fn respond(shared: &Arc<Shared>, session: &Session, reply: Option<Outbound>) -> 
                 Some(session.event_ids.clone()),
             )
         }
-        Some(msg) => super::json_reply(shared, Era::Legacy, &msg),
+        Some(msg) => json_reply(shared, Era::Legacy, &msg),
     }
 }
 
 /// GET: the session's stream of server->client messages (LEG-10).
-pub(crate) fn get(shared: &Arc<Shared>, session_id: &str, headers: &HeaderMap) -> Response {
-    let Some(session) = find(shared, session_id) else {
+pub(crate) fn get(
+    shared: &Arc<Shared>,
+    sessions: &Sessions,
+    session_id: &str,
+    headers: &HeaderMap,
+) -> Response {
+    let Some(session) = find(sessions, session_id) else {
         return unknown_session();
     };
     if let Some(refusal) = version_refusal(shared, headers) {
@@ -322,7 +337,7 @@ pub(crate) fn get(shared: &Arc<Shared>, session_id: &str, headers: &HeaderMap) -
     }
     if shared.has(Fault::HttpLegacyGet200Json) {
         let mut response = axum::response::Response::new(axum::body::Body::from("{}"));
-        super::set(
+        set(
             &mut response,
             axum::http::header::CONTENT_TYPE,
             "application/json",
@@ -343,14 +358,19 @@ pub(crate) fn get(shared: &Arc<Shared>, session_id: &str, headers: &HeaderMap) -
 }
 
 /// DELETE: ends the session; later requests naming it get 404 (LEG-9).
-pub(crate) fn delete(shared: &Arc<Shared>, session_id: &str, headers: &HeaderMap) -> Response {
+pub(crate) fn delete(
+    shared: &Arc<Shared>,
+    sessions: &Sessions,
+    session_id: &str,
+    headers: &HeaderMap,
+) -> Response {
     if let Some(refusal) = version_refusal(shared, headers) {
         return refusal;
     }
     let removed = if shared.has(Fault::HttpLegacyTerminatedSession200) {
-        find(shared, session_id)
+        find(sessions, session_id)
     } else {
-        lock(&shared.sessions).remove(session_id)
+        lock(&sessions.0).remove(session_id)
     };
     match removed {
         Some(session) => {

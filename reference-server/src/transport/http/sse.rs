@@ -12,8 +12,8 @@ use axum::response::Response;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
-use super::{Shared, header_name};
 use crate::config::faults::Fault;
+use crate::transport::http::shared::{Shared, header_name};
 use crate::wire::Outbound;
 
 /// Aborts the handler task when the response (or its stream) is dropped: a client that closes

@@ -1,4 +1,6 @@
 //! Entry points for the cargo-fuzz targets (`fuzz/`) and the property tests; not a stable API.
+//! They drive the whole server through the crate root ([`crate::serve_stream`]), so they stand
+//! above every other module, like `main.rs`; no module of the crate uses them.
 //!
 //! Two inputs drive the server, both in memory and bounded in wall time:
 //!
