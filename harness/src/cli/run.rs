@@ -1,0 +1,307 @@
+//! `mcpspec run`: its flags, and the three jobs of running the checks once.
+//!
+//! 1. [`plan`] turns the parsed flags into a [`Plan`]: the target, the selected checks, the
+//!    runner's options and where the report goes, or a usage error before anything starts.
+//! 2. [`execute`] runs the plan (with the status line on a terminal) and returns the report, or
+//!    why the target could not be tested.
+//! 3. [`write_outputs`] judges the report against the baseline, writes every output (transcripts,
+//!    the console or JSON on stdout, the JSON, JUnit and Markdown files) and decides the exit
+//!    code.
+//!
+//! A step that cannot go on returns a [`Stop`]; [`run`] prints it and exits with its code.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Args;
+
+use mcpspec::baseline::Baseline;
+use mcpspec::check::CheckOptions;
+use mcpspec::cli_values::{self, parse_duration};
+use mcpspec::driver::Settings;
+use mcpspec::target::TargetArgs;
+use mcpspec::{Check, RunOptions, RunReport, Target, checks, errln, out, outln};
+
+use super::{exit, usage_error};
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Run only checks whose id starts with PREFIX (whole segments) or that cite this
+    /// requirement id. Repeatable.
+    #[arg(long, value_name = "PREFIX")]
+    select: Vec<String>,
+    /// Leave out checks matching PREFIX (as for --select). Repeatable.
+    #[arg(long, value_name = "PREFIX")]
+    skip: Vec<String>,
+    /// Run only shard I of N (1-based) of the selected checks; N jobs with the same selection
+    /// together run every check exactly once.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<mcpspec::select::Shard>,
+    /// Treat NonStrict outcomes as Fail.
+    #[arg(long)]
+    strict: bool,
+    /// Seconds to wait for each expected message.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "2",
+        value_parser = parse_duration,
+        allow_negative_numbers = true
+    )]
+    timeout: Duration,
+    /// Seconds a fresh server may at least take to answer its first ping where readiness is
+    /// judged (deadlock detection's "not ready" verdict); the window is the larger of this and
+    /// 3 × the start-up time the run's probe measured (POL-24).
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "3",
+        value_parser = parse_duration,
+        allow_negative_numbers = true
+    )]
+    ready_timeout: Duration,
+    /// Seconds one scenario may take in all.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "15",
+        value_parser = parse_duration,
+        allow_negative_numbers = true
+    )]
+    scenario_timeout: Duration,
+    /// The largest message accepted from the server, in bytes.
+    #[arg(
+        long,
+        value_name = "BYTES",
+        default_value_t = mcpspec::transport::DEFAULT_MAX_MESSAGE,
+        value_parser = cli_values::max_message(),
+        allow_negative_numbers = true
+    )]
+    max_message: usize,
+    /// Checks run at the same time (1 to 1024). Against a command this bounds the server
+    /// processes alive at once: the default is the number of cores, so mcpspec's own load does
+    /// not make the server late (POL-24). Against a URL or the embedded server the default is 8.
+    #[arg(long, value_name = "N", value_parser = cli_values::jobs(), allow_negative_numbers = true)]
+    jobs: Option<usize>,
+    /// Write the report as JSON to FILE (`-` for stdout).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write the report as JUnit XML to FILE.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write a Markdown summary (for a CI step summary) to FILE.
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+    /// Write each check's transcript as YAML into DIR.
+    #[arg(long, value_name = "DIR")]
+    transcripts: Option<PathBuf>,
+    /// Known failures (YAML: entries of {check, reason}).
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// A tool mcpspec may call (it calls no other). Repeatable.
+    #[arg(long, value_name = "NAME")]
+    allow_tool: Vec<String>,
+    /// The server implements the mcpspec probe profile.
+    #[arg(long)]
+    probe_profile: bool,
+    #[command(flatten)]
+    target: TargetArgs,
+}
+
+/// `mcpspec run`: the exit code of running the checks as `args` say.
+pub fn run(args: RunArgs) -> u8 {
+    plan(args)
+        .and_then(|plan| {
+            let report = execute(plan.target, &plan.checks, plan.options)?;
+            write_outputs(report, &plan.outputs)
+        })
+        .unwrap_or_else(Stop::exit_code)
+}
+
+/// Why `mcpspec run` ends before the report's verdict decides the exit code.
+enum Stop {
+    /// A flag, a file or the machine is wrong (exit 2).
+    Usage(String),
+    /// The target cannot be tested (exit 3).
+    Target(String),
+}
+
+impl Stop {
+    /// Prints `mcpspec: <message>` to stderr; the exit code.
+    fn exit_code(self) -> u8 {
+        match self {
+            Stop::Usage(message) => usage_error(message),
+            Stop::Target(message) => {
+                errln!("mcpspec: {message}");
+                exit::TARGET
+            }
+        }
+    }
+}
+
+/// What one `mcpspec run` does, decided from its flags before anything starts.
+struct Plan {
+    target: Target,
+    /// The selected checks, in catalogue order.
+    checks: Vec<Check>,
+    options: RunOptions,
+    outputs: Outputs,
+}
+
+/// Where the report goes, and the known failures it is judged against.
+struct Outputs {
+    baseline: Option<Baseline>,
+    /// A file, or `-` for stdout in place of the console report.
+    json: Option<PathBuf>,
+    junit: Option<PathBuf>,
+    markdown: Option<PathBuf>,
+    /// A directory for each check's transcript as YAML.
+    transcripts: Option<PathBuf>,
+}
+
+/// The run's options from its flags; a usage error if the target, the baseline or the selection
+/// is wrong.
+fn plan(args: RunArgs) -> Result<Plan, Stop> {
+    let target = args
+        .target
+        .target(args.probe_profile)
+        .map_err(Stop::Usage)?;
+    let baseline = match &args.baseline {
+        Some(path) => Some(Baseline::load(path).map_err(|e| Stop::Usage(e.to_string()))?),
+        None => None,
+    };
+    let checks = mcpspec::select::Selection {
+        select: args.select,
+        skip: args.skip,
+        shard: args.shard,
+    }
+    .apply(&checks::catalogue());
+    if checks.is_empty() && args.shard.is_none() {
+        return Err(Stop::Usage(
+            "--select/--skip leave no check to run (see `mcpspec list`)".into(),
+        ));
+    }
+    // Processes compete with mcpspec for the cores: no more of them than cores (POL-24).
+    // In-memory and HTTP checks cost the target no process each, so more run at a time.
+    let jobs = args
+        .jobs
+        .unwrap_or(if matches!(target, Target::Command { .. }) {
+            mcpspec::runner::default_jobs()
+        } else {
+            8
+        });
+    let options = RunOptions {
+        settings: Settings {
+            expect_timeout: args.timeout,
+            scenario_timeout: args.scenario_timeout,
+            ready_timeout: args.ready_timeout,
+            max_message: args.max_message,
+            ..Settings::default()
+        },
+        checks: CheckOptions {
+            allowed_tools: args.allow_tool,
+            probe_profile: args.probe_profile,
+        },
+        strict: args.strict,
+        jobs,
+    };
+    let outputs = Outputs {
+        baseline,
+        json: args.json,
+        junit: args.junit,
+        markdown: args.markdown,
+        transcripts: args.transcripts,
+    };
+    Ok(Plan {
+        target,
+        checks,
+        options,
+        outputs,
+    })
+}
+
+/// Runs `checks` against `target`, with the status line on a terminal; the report, or why the
+/// target could not be tested.
+fn execute(target: Target, checks: &[Check], options: RunOptions) -> Result<RunReport, Stop> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Stop::Usage(format!("cannot start the async runtime: {e}")))?;
+    // The status line: stderr on a terminal only (it appears once a run takes over 1 s).
+    let progress = std::io::stderr()
+        .is_terminal()
+        .then(|| mcpspec::report::StatusLine::new(checks.len()));
+    let report = runtime.block_on(mcpspec::runner::run_observed(
+        target,
+        checks,
+        options,
+        &|r| {
+            if let Some(p) = &progress {
+                p.draw(r);
+            }
+        },
+    ));
+    if let Some(p) = &progress {
+        p.finish();
+    }
+    // Drop the runtime now: every spawned server has been dropped (and killed) by then.
+    drop(runtime);
+    report.map_err(|e| Stop::Target(e.to_string()))
+}
+
+/// Applies the baseline, writes every output `outputs` asks for, and decides the exit code: 3 if
+/// the target failed during the run, else 0 if the report passed and 1 if not.
+fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<u8, Stop> {
+    if let Some(b) = &outputs.baseline {
+        b.apply(&mut report);
+    }
+    if let Some(dir) = &outputs.transcripts {
+        write_transcripts(dir, &mut report).map_err(|e| {
+            Stop::Usage(format!(
+                "cannot write transcripts to {}: {e}",
+                dir.display()
+            ))
+        })?;
+    }
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let to_stdout_json = outputs.json.as_deref() == Some(Path::new("-"));
+    if to_stdout_json {
+        outln!("{}", report.to_json());
+    } else {
+        out!("{}", report.to_console(color));
+    }
+    // The report files, each rendered only if asked for.
+    let json_file = outputs.json.as_ref().filter(|_| !to_stdout_json);
+    for (path, render) in [
+        (json_file, RunReport::to_json as fn(&RunReport) -> String),
+        (outputs.junit.as_ref(), RunReport::to_junit),
+        (outputs.markdown.as_ref(), RunReport::to_markdown),
+    ] {
+        if let Some(path) = path {
+            std::fs::write(path, render(&report))
+                .map_err(|e| Stop::Usage(format!("cannot write {}: {e}", path.display())))?;
+        }
+    }
+    if let Some(reason) = &report.target_failure {
+        return Err(Stop::Target(reason.clone()));
+    }
+    Ok(if report.passed() {
+        exit::OK
+    } else {
+        exit::FAILED
+    })
+}
+
+/// Writes each result's transcript to `dir` as `<id with / as __>.yaml` and records the file in
+/// the result.
+fn write_transcripts(dir: &Path, report: &mut RunReport) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for r in &mut report.results {
+        let file = dir.join(format!("{}.yaml", r.id.replace('/', "__")));
+        let yaml = serde_yaml::to_string(&r.transcript).map_err(std::io::Error::other)?;
+        std::fs::write(&file, yaml)?;
+        r.transcript_path = Some(file.display().to_string());
+    }
+    Ok(())
+}
