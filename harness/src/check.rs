@@ -187,7 +187,6 @@ pub struct Scenario {
     options: Arc<CheckOptions>,
     rec: Recorder,
     conns: u32,
-    check_id: Option<&'static str>,
 }
 
 impl Scenario {
@@ -204,7 +203,6 @@ impl Scenario {
             options,
             rec: Recorder::default(),
             conns: 0,
-            check_id: None,
         }
     }
 
@@ -242,16 +240,6 @@ impl Scenario {
     /// What silence was judged before the server answered anything, if any (POL-24).
     pub fn unready_silence(&self) -> Option<String> {
         self.rec.unready_silence()
-    }
-
-    /// Marks the scenario as running `id` (scripts shared by several checks read it).
-    pub fn for_check(mut self, id: &'static str) -> Self {
-        self.check_id = Some(id);
-        self
-    }
-
-    pub fn check_id(&self) -> Option<&'static str> {
-        self.check_id
     }
 
     /// Starts a fresh server (POL-8: every check starts from a fresh connection) and returns a

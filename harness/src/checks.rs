@@ -3,8 +3,10 @@
 
 pub mod deadlock;
 mod http;
+mod http_support;
 mod jsonrpc;
 mod legacy;
+mod legacy_http;
 mod middleware;
 mod modern;
 mod negotiation;
@@ -40,6 +42,7 @@ pub fn catalogue() -> Vec<Check> {
         deadlock::group(),
         middleware::group(),
         http::group(),
+        legacy_http::group(),
     ]
     .concat()
 }

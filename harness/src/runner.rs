@@ -151,7 +151,6 @@ async fn run_one(
     }
     let cap = settings.scenario_timeout;
     let mut scenario = Scenario::new(target, settings, facts, options)
-        .for_check(check.id)
         .with_run_budget(budget)
         .ends_at(tokio::time::Instant::now() + cap);
     let outcome = match tokio::time::timeout(cap, (check.script)(&mut scenario)).await {

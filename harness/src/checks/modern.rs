@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use super::prelude::*;
 use super::support::{expect_code_or, served_method};
+use crate::check::Script;
 
 pub fn group() -> Vec<Check> {
     let mut checks = vec![
@@ -195,16 +196,16 @@ pub fn group() -> Vec<Check> {
             script: |s| Box::pin(initialize_with_envelope(s)),
         },
     ];
-    checks.extend(REMOVED.iter().map(|(id, reqs, _)| Check {
+    checks.extend(REMOVED.iter().map(|&(id, requirements, script)| Check {
         id,
-        requirements: reqs,
+        requirements,
         level: Level::Must,
         era: Era::Modern,
         needs: &[Need::Modern],
         description: "A method 2026-07-28 removed, with the modern envelope.",
         expectation: "error -32601",
         faults: &["serve-removed-methods"],
-        script: |s| Box::pin(removed_method(s)),
+        script,
     }));
     checks
 }
@@ -214,25 +215,49 @@ const ENVELOPE_LESS: &str = "error -32602; over stdio, from a server that also a
                              versions, another error is NonStrict (read as legacy before \
                              `initialize`); a result or silence is Fail";
 
-/// Methods 2026-07-28 removed: (check id, requirement ids, method).
-const REMOVED: [(&str, &[&str], &str); 4] = [
-    ("modern/removed-methods/ping", &["LOG-4"], method::PING),
+/// Methods 2026-07-28 removed: (check id, requirement ids, the script that sends that method,
+/// with the one parameter it needs, if any). Each check names its method here, in its own row.
+const REMOVED: [(&str, &[&str], Script); 4] = [
+    ("modern/removed-methods/ping", &["LOG-4"], |s| {
+        Box::pin(removed_method(s, method::PING, None))
+    }),
     (
         "modern/removed-methods/logging-set-level",
         &["LOG-4"],
-        method::LOGGING_SET_LEVEL,
+        |s| {
+            Box::pin(removed_method(
+                s,
+                method::LOGGING_SET_LEVEL,
+                Some(("level", "info")),
+            ))
+        },
     ),
     (
         "modern/removed-methods/resources-subscribe",
         &["SUB-8"],
-        method::RESOURCES_SUBSCRIBE,
+        |s| {
+            Box::pin(removed_method(
+                s,
+                method::RESOURCES_SUBSCRIBE,
+                Some(("uri", NOWHERE)),
+            ))
+        },
     ),
     (
         "modern/removed-methods/resources-unsubscribe",
         &["SUB-8"],
-        method::RESOURCES_UNSUBSCRIBE,
+        |s| {
+            Box::pin(removed_method(
+                s,
+                method::RESOURCES_UNSUBSCRIBE,
+                Some(("uri", NOWHERE)),
+            ))
+        },
     ),
 ];
+
+/// The resource a removed subscription method names (none: only the method is judged).
+const NOWHERE: &str = "mcpspec://nowhere";
 
 async fn discover(s: &mut Scenario) -> Result<Value, Outcome> {
     let mut peer = s.connect().await?;
@@ -544,20 +569,17 @@ async fn initialize_with_envelope(s: &mut Scenario) -> Verdict {
     })
 }
 
-async fn removed_method(s: &mut Scenario) -> Verdict {
-    // The script is shared by the REMOVED checks; the method comes from the scenario's check.
-    let m = REMOVED
-        .iter()
-        .find(|(id, _, _)| Some(*id) == s.check_id())
-        .map(|(_, _, m)| *m)
-        .unwrap_or(method::PING);
+/// Sends `m` (removed in 2026-07-28) with the modern envelope and its one string parameter, if
+/// any; -32601 passes.
+async fn removed_method(
+    s: &mut Scenario,
+    m: &'static str,
+    param: Option<(&'static str, &'static str)>,
+) -> Verdict {
     let mut peer = s.connect().await?;
-    let out = match m {
-        method::LOGGING_SET_LEVEL => request(m).param("level", json!("info")),
-        method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE => {
-            request(m).param("uri", json!("mcpspec://nowhere"))
-        }
-        _ => request(m),
+    let out = match param {
+        Some((name, value)) => request(m).param(name, json!(value)),
+        None => request(m),
     };
     let reply = peer.call(out).await;
     Ok(expect_code_or(
