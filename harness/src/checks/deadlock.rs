@@ -48,6 +48,18 @@ pub fn group() -> Vec<Check> {
 /// server that never starts into a long wait.
 pub const STARTUP_FACTOR: u32 = 3;
 
+/// A wait that adapts to the target (POL-24): the larger of `floor` and [`STARTUP_FACTOR`] ×
+/// the start-up the probe measured, the adapted part kept within half the scenario cap. The
+/// readiness window and `stdio/shutdown/exit-on-eof`'s exit window are both this.
+pub fn adapted_window(
+    settings: &crate::driver::Settings,
+    startup: Option<Duration>,
+    floor: Duration,
+) -> Duration {
+    let adapted = startup.map_or(Duration::ZERO, |d| d * STARTUP_FACTOR);
+    floor.max(adapted.min(settings.scenario_timeout / 2))
+}
+
 /// The readiness window: the larger of `--ready-timeout` and [`STARTUP_FACTOR`] × the measured
 /// start-up, kept within half the scenario cap (the rest is for `initialize` and the stall
 /// probe); and the phrase that explains it in a verdict.
@@ -55,10 +67,7 @@ pub fn readiness_window(
     settings: &crate::driver::Settings,
     startup: Option<Duration>,
 ) -> (Duration, String) {
-    let adapted = startup.map_or(Duration::ZERO, |d| d * STARTUP_FACTOR);
-    let window = settings
-        .ready_timeout
-        .max(adapted.min(settings.scenario_timeout / 2));
+    let window = adapted_window(settings, startup, settings.ready_timeout);
     let why = match startup {
         Some(d) => format!(
             "the target took {} to start in the probe; the window is the larger of \

@@ -150,10 +150,7 @@ async fn exit_on_eof(s: &mut Scenario) -> Verdict {
         .expect_result("server/discover")?;
     // Slow is not silent (POL-24): a target that was slow to start is given as many times its
     // start-up to exit as the deadlock check gives it to become ready.
-    let adapted = s.facts().startup.map_or(Duration::ZERO, |d| {
-        (d * super::deadlock::STARTUP_FACTOR).min(s.settings().scenario_timeout / 2)
-    });
-    let window = EXIT_GRACE.max(adapted);
+    let window = super::deadlock::adapted_window(s.settings(), s.facts().startup, EXIT_GRACE);
     peer.close_input().await;
     let started = tokio::time::Instant::now();
     Ok(match peer.wait_exit(window).await {
