@@ -29,14 +29,14 @@
 //! embedding entry point), so a bug in one cannot hide the same bug in the other.
 
 pub mod baseline;
+pub mod catalogue;
 pub mod check;
-pub mod checks;
 pub mod cli_values;
 pub mod coverage;
 pub mod driver;
 pub mod fuzz;
 #[doc(hidden)]
-pub mod fuzzing;
+pub mod fuzz_targets;
 pub mod negotiation;
 pub mod outcome;
 pub mod output;

@@ -187,7 +187,7 @@ fn shards_of_a_cli_run_cover_the_selection_once() {
     }
     let unique: BTreeSet<_> = seen.iter().cloned().collect();
     assert_eq!(unique.len(), seen.len(), "no check runs twice");
-    let all: BTreeSet<_> = mcpspec::checks::catalogue()
+    let all: BTreeSet<_> = mcpspec::catalogue::all()
         .iter()
         .map(|c| c.id.to_owned())
         .collect();
@@ -205,7 +205,7 @@ fn a_bad_shard_is_a_usage_error() {
 
 #[test]
 fn coverage_prints_the_figure_json_and_markdown() {
-    let coverage = mcpspec::coverage::Coverage::of(&mcpspec::checks::catalogue());
+    let coverage = mcpspec::coverage::Coverage::of(&mcpspec::catalogue::all());
     let text = stdout(&mcpspec().arg("coverage").assert().code(0));
     assert!(
         text.starts_with(&format!("requirement coverage: {}/91", coverage.covered)),
@@ -380,7 +380,7 @@ fn example_crate_lists_one_test_per_check_passes_and_catches_a_fault() {
         .lines()
         .filter_map(|l| l.strip_suffix(": test"))
         .collect();
-    let all: BTreeSet<&str> = mcpspec::checks::catalogue().iter().map(|c| c.id).collect();
+    let all: BTreeSet<&str> = mcpspec::catalogue::all().iter().map(|c| c.id).collect();
     assert_eq!(listed, all, "one test per check, named by its id");
 
     let run = example_test(&[], None);

@@ -127,7 +127,7 @@ fn transcripts_are_written_per_check() {
 fn list_shows_every_check() {
     let out = mcpspec().arg("list").assert().code(0);
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
-    let n = mcpspec::checks::catalogue().len();
+    let n = mcpspec::catalogue::all().len();
     assert!(text.contains(&format!("{n} checks")), "{text}");
     assert!(text.contains("jsonrpc/parse-error/replies-32700"));
 }
@@ -151,7 +151,7 @@ fn rand_suffix() -> u128 {
 
 #[test]
 fn readme_states_the_current_coverage_and_catalogue_size() {
-    let catalogue = mcpspec::checks::catalogue();
+    let catalogue = mcpspec::catalogue::all();
     let coverage = mcpspec::coverage::Coverage::of(&catalogue);
     let readme = std::fs::read_to_string(common::repo_root().join("README.md")).unwrap();
     let figure = format!("**{}/{} requirement ids", coverage.covered, coverage.total);

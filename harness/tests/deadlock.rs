@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use mcpspec::checks::by_id;
+use mcpspec::catalogue::by_id;
 
 async fn verdict(target: mcpspec::Target, options: mcpspec::RunOptions) -> (String, Duration) {
     let check = by_id("deadlock/initialize/answers").expect("the check exists");

@@ -16,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 use mcpspec::{Check, Kind, Outcome, RunOptions, Target};
 
 /// The checks that send a request naming no protocol version (POL-19 applies to each).
@@ -37,7 +37,7 @@ fn script() -> String {
 }
 
 fn checks(ids: &[&str]) -> Vec<Check> {
-    let all = catalogue();
+    let all = catalogue::all();
     ids.iter()
         .map(|id| *all.iter().find(|c| c.id == *id).expect("a catalogue check"))
         .collect()

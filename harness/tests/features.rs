@@ -10,7 +10,7 @@
 
 mod common;
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 use mcpspec::{Check, Need, RunOptions};
 
 /// The areas these checks live in.
@@ -28,7 +28,7 @@ const AREAS: &[&str] = &[
 ];
 
 fn feature_checks() -> Vec<Check> {
-    let checks: Vec<Check> = catalogue()
+    let checks: Vec<Check> = catalogue::all()
         .into_iter()
         .filter(|c| AREAS.iter().any(|a| c.id.starts_with(a)))
         .collect();

@@ -31,14 +31,16 @@ fn in_process_targets_hold_on_the_corpus_and_regressions() {
     for path in inputs() {
         let bytes = std::fs::read(&path).unwrap();
         let name = path.display();
-        mcpspec::fuzzing::codec_invariants(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-        mcpspec::fuzzing::sse_invariants(&bytes).unwrap_or_else(|e| panic!("sse, {name}: {e}"));
+        mcpspec::fuzz_targets::codec_invariants(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        mcpspec::fuzz_targets::sse_invariants(&bytes)
+            .unwrap_or_else(|e| panic!("sse, {name}: {e}"));
         for line in reproducer::split_lines(&bytes) {
-            mcpspec::fuzzing::codec_invariants(&line).unwrap_or_else(|e| panic!("{name}: {e}"));
+            mcpspec::fuzz_targets::codec_invariants(&line)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
         }
-        mcp_reference_server::fuzzing::dispatch_invariants(&bytes)
+        mcp_reference_server::fuzz_targets::dispatch_invariants(&bytes)
             .unwrap_or_else(|e| panic!("dispatch, {name}: {e}"));
-        mcp_reference_server::fuzzing::structured_invariants(&bytes)
+        mcp_reference_server::fuzz_targets::structured_invariants(&bytes)
             .unwrap_or_else(|e| panic!("structured, {name}: {e}"));
     }
 }

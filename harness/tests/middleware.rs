@@ -9,11 +9,11 @@
 
 mod common;
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 use mcpspec::{Check, Need, RunOptions};
 
 fn middleware_checks() -> Vec<Check> {
-    let checks: Vec<Check> = catalogue()
+    let checks: Vec<Check> = catalogue::all()
         .into_iter()
         .filter(|c| c.id.starts_with("middleware/"))
         .collect();

@@ -6,12 +6,12 @@
 mod common;
 
 use mcp_reference_server::faults::Fault;
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_check_fails_under_its_faults() {
     let mut runs = Vec::new();
-    for check in catalogue() {
+    for check in catalogue::all() {
         assert!(
             !check.faults.is_empty(),
             "{} names no fault that makes it fail",
@@ -67,7 +67,7 @@ async fn every_check_fails_under_its_faults() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_fault_is_caught_by_some_check() {
-    let named: std::collections::BTreeSet<&str> = catalogue()
+    let named: std::collections::BTreeSet<&str> = catalogue::all()
         .iter()
         .flat_map(|c| c.faults.iter().map(|f| common::parse_fault_spec(f).0))
         .collect();

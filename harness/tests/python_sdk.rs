@@ -8,11 +8,11 @@
 
 mod common;
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn python_sdk_verdicts_are_stable_and_match_snapshot_and_baseline() {
-    let checks = catalogue();
+    let checks = catalogue::all();
     let run = || {
         common::run(
             common::python_server(&[]),

@@ -7,7 +7,7 @@
 
 mod common;
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn python_sdk_http_verdicts_are_stable_and_match_snapshot_and_baseline() {
@@ -17,7 +17,8 @@ async fn python_sdk_http_verdicts_are_stable_and_match_snapshot_and_baseline() {
     let mut reports = Vec::new();
     for _ in 0..2 {
         let server = common::HttpFixture::start(&common::venv_python(), &[script]);
-        reports.push(common::run(server.target(), &catalogue(), common::python_options()).await);
+        reports
+            .push(common::run(server.target(), &catalogue::all(), common::python_options()).await);
         drop(server);
     }
     let (mut first, second) = (reports.remove(0), reports.remove(0));

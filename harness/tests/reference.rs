@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use mcpspec::Kind;
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 
 /// Runs the catalogue against one configuration; panics on anything but Pass or a Skipped
 /// with a reason; returns the ids that passed.
@@ -26,7 +26,7 @@ async fn passes(config: mcp_reference_server::Config, http: bool) -> BTreeSet<St
     } else {
         (mcpspec::Target::Embedded(config), None)
     };
-    let report = common::run(target, &catalogue(), options).await;
+    let report = common::run(target, &catalogue::all(), options).await;
     let mut passed = BTreeSet::new();
     for r in &report.results {
         match r.outcome.kind {
@@ -62,7 +62,7 @@ async fn every_check_passes_somewhere_and_is_skipped_elsewhere() {
     let mut config = mcp_reference_server::Config::default();
     config.http.header_tool = true;
     passed.extend(passes(config, true).await);
-    let never: Vec<_> = catalogue()
+    let never: Vec<_> = catalogue::all()
         .iter()
         .map(|c| c.id)
         .filter(|id| !passed.contains(*id))
@@ -75,7 +75,12 @@ async fn every_check_passes_somewhere_and_is_skipped_elsewhere() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_default_run_is_green() {
-    let report = common::run(mcpspec::Target::embedded(), &catalogue(), common::options()).await;
+    let report = common::run(
+        mcpspec::Target::embedded(),
+        &catalogue::all(),
+        common::options(),
+    )
+    .await;
     assert!(report.passed(), "{}", report.to_console(false));
     assert_eq!(
         report.summary.fail + report.summary.error + report.summary.non_strict,
@@ -85,8 +90,18 @@ async fn the_default_run_is_green() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn transcripts_match_snapshots_and_repeat() {
-    let first = common::run(mcpspec::Target::embedded(), &catalogue(), common::options()).await;
-    let second = common::run(mcpspec::Target::embedded(), &catalogue(), common::options()).await;
+    let first = common::run(
+        mcpspec::Target::embedded(),
+        &catalogue::all(),
+        common::options(),
+    )
+    .await;
+    let second = common::run(
+        mcpspec::Target::embedded(),
+        &catalogue::all(),
+        common::options(),
+    )
+    .await;
     common::assert_transcripts("transcripts", &first, &second, |_| {});
 }
 
@@ -96,7 +111,7 @@ async fn transcripts_match_snapshots_and_repeat() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn jsonrpc_checks_run_on_a_legacy_only_server() {
     use mcpspec::transcript::Event;
-    let jsonrpc: Vec<_> = catalogue()
+    let jsonrpc: Vec<_> = catalogue::all()
         .into_iter()
         .filter(|c| c.id.starts_with("jsonrpc/"))
         .collect();

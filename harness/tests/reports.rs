@@ -269,7 +269,7 @@ fn junit_of_a_real_run_parses_with_quick_junit_counts() {
         .unwrap()
         .block_on(common::run(
             common::reference_with(&["no-result-type"]),
-            &mcpspec::checks::catalogue(),
+            &mcpspec::catalogue::all(),
             common::quick_options(),
         ));
     let xml = report.to_junit();

@@ -10,7 +10,7 @@
 
 mod common;
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 
 /// The server's port differs per run.
 const FILTERS: &[(&str, &str)] = &[(r"127\.0\.0\.1:\d+", "127.0.0.1:[port]")];
@@ -18,8 +18,8 @@ const FILTERS: &[(&str, &str)] = &[(r"127\.0\.0\.1:\d+", "127.0.0.1:[port]")];
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn rust_sdk_stdio_verdicts_are_stable_and_match_snapshot_and_baseline() {
     let target = || common::rust_sdk_server(&[]);
-    let mut first = common::run(target(), &catalogue(), common::sdk_options()).await;
-    let second = common::run(target(), &catalogue(), common::sdk_options()).await;
+    let mut first = common::run(target(), &catalogue::all(), common::sdk_options()).await;
+    let second = common::run(target(), &catalogue::all(), common::sdk_options()).await;
     common::assert_same_outcomes(&first, &second, "Rust SDK over stdio");
     common::assert_verdicts_against_baseline_in(
         "rust-sdk",
@@ -36,7 +36,7 @@ async fn rust_sdk_http_verdicts_are_stable_and_match_snapshot_and_baseline() {
     let mut reports = Vec::new();
     for _ in 0..2 {
         let server = common::HttpFixture::start(&common::rust_sdk_binary(), &[]);
-        reports.push(common::run(server.target(), &catalogue(), common::sdk_options()).await);
+        reports.push(common::run(server.target(), &catalogue::all(), common::sdk_options()).await);
         drop(server);
     }
     let (mut first, second) = (reports.remove(0), reports.remove(0));

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcpspec::Kind;
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -164,7 +164,7 @@ async fn scripted_sse_server() -> (mcpspec::Target, Arc<Streams>, tokio::task::J
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_listen_stream_with_a_priming_event_delivers_its_acknowledgement_while_open() {
     let (target, streams, server) = scripted_sse_server().await;
-    let checks: Vec<_> = catalogue()
+    let checks: Vec<_> = catalogue::all()
         .into_iter()
         .filter(|c| {
             [
@@ -237,7 +237,7 @@ fn legacy_only_server() -> mcpspec::Target {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn jsonrpc_checks_run_on_a_legacy_only_server_after_the_handshake() {
-    let checks: Vec<_> = catalogue()
+    let checks: Vec<_> = catalogue::all()
         .into_iter()
         .filter(|c| c.id.starts_with("jsonrpc/"))
         .collect();
@@ -421,7 +421,7 @@ async fn against_legacy_http(id: &str) -> mcpspec::Outcome {
             tokio::spawn(serve_legacy_with_sessions(sock));
         }
     });
-    let check = mcpspec::checks::by_id(id).expect("the check exists");
+    let check = mcpspec::catalogue::by_id(id).expect("the check exists");
     let target = mcpspec::Target::url(&url).expect("url");
     let report = common::run(target, &[check], common::options()).await;
     server.abort();
@@ -463,7 +463,7 @@ async fn an_idless_invalid_message_answered_with_an_idless_32600_is_not_a_reply_
         "jsonrpc/notification/no-reply",
     ]
     .iter()
-    .map(|id| mcpspec::checks::by_id(id).expect("the check exists"))
+    .map(|id| mcpspec::catalogue::by_id(id).expect("the check exists"))
     .collect();
     let report = common::run(target, &checks, common::options()).await;
     let verdicts: Vec<String> = report

@@ -11,7 +11,7 @@
 
 mod common;
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 
 /// Run-specific text in verdicts: the server's port, session ids, where the repository is.
 fn filters() -> Vec<(String, &'static str)> {
@@ -43,8 +43,8 @@ fn regex_escape(text: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn typescript_sdk_stdio_verdicts_are_stable_and_match_snapshot_and_baseline() {
     let target = || common::typescript_server(&[]);
-    let mut first = common::run(target(), &catalogue(), common::sdk_options()).await;
-    let second = common::run(target(), &catalogue(), common::sdk_options()).await;
+    let mut first = common::run(target(), &catalogue::all(), common::sdk_options()).await;
+    let second = common::run(target(), &catalogue::all(), common::sdk_options()).await;
     common::assert_same_outcomes(&first, &second, "TypeScript SDK over stdio");
     let filters = filters();
     let filters: Vec<(&str, &str)> = filters.iter().map(|(p, r)| (p.as_str(), *r)).collect();
@@ -65,7 +65,7 @@ async fn typescript_sdk_http_verdicts_are_stable_and_match_snapshot_and_baseline
     let mut reports = Vec::new();
     for _ in 0..2 {
         let server = common::HttpFixture::start(&common::node(), &[script]);
-        reports.push(common::run(server.target(), &catalogue(), common::sdk_options()).await);
+        reports.push(common::run(server.target(), &catalogue::all(), common::sdk_options()).await);
         drop(server);
     }
     let (mut first, second) = (reports.remove(0), reports.remove(0));
