@@ -2,10 +2,12 @@
 //! the exit codes and the usage-error line.
 //!
 //! This is part of the `mcpspec` binary (`main.rs`), not of the library: it turns flags into
-//! library calls and results into output and an exit code. `run.rs` owns `mcpspec run`; the
-//! other subcommands are still handled in `main.rs` (and `fuzz`/`replay` in the library's
-//! `fuzz::cli`).
+//! library calls and results into output and an exit code. `run.rs` owns `mcpspec run`,
+//! `negotiate.rs` the matrix, `listing.rs` `list` and `coverage`; `fuzz`/`replay` live in the
+//! library's `fuzz::cli`.
 
+pub mod listing;
+pub mod negotiate;
 pub mod run;
 
 use mcpspec::errln;

@@ -9,6 +9,11 @@
 //!
 //! Every wait is bounded; a timeout is an event in the transcript, never a hang. Server→client
 //! requests are recorded and answered (ping with `{}`, anything else with -32601).
+//!
+//! Owns `driver/`: the peer and its verbs (`conversation.rs`), outgoing-message builders
+//! (`builder.rs`), reply classification and evidence (`reply.rs`). May import the transports,
+//! the wire codec, the transcript and the leaves (`protocol`, `outcome`, `text`); never a check,
+//! the catalogue or the runner.
 
 mod builder;
 mod conversation;

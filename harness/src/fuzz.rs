@@ -11,6 +11,10 @@
 //!                 record of the target, seed and timeout that `replay` uses)
 //! ```
 //!
+//! Owns `fuzz/`: strategies, execution of one case (`exec.rs`), the oracles, shrinking and
+//! reproducers, and its two subcommands (`cli.rs`). May import the transports, the wire codec,
+//! the target, `cli_values` and the leaves; it shares nothing with the check catalogue.
+//!
 //! Every case runs on a fresh connection (a crashed server is simply started again; each
 //! connection's process group is killed when the case ends), so a reproducer does not depend
 //! on what ran before it, and memory stays bounded: one case and its replies at a time, lines

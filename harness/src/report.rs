@@ -1,5 +1,8 @@
 //! Reports: serde data first ([`RunReport`]), renderers second (console, JSON, JUnit in
 //! `report/junit.rs`, Markdown in `report/markdown.rs`), and the status line of long runs.
+//!
+//! Owns `report/`. May import the outcome model, the check definitions (ids, levels), the requirement
+//! catalogue, the target's description and the transcript it renders; never the runner or a check's script: a report is data in, text out.
 
 mod junit;
 mod markdown;

@@ -3,6 +3,11 @@
 //! A transport never interprets what it carries; that is the codec's job. It reports what the
 //! wire did as a [`Recv`] event: a line, the end of the stream, a timeout, or a line that grew
 //! past the configured bound (so a server that floods stdout cannot exhaust memory).
+//!
+//! Owns `transport/`: child processes and their process groups (`process.rs`), line framing
+//! (`lines.rs`), streamable HTTP (`http.rs`, `http/`). May import only the leaves (`text`,
+//! `protocol`) and the wire codec's SSE parser; everything above reads lines through
+//! [`LineTransport`].
 
 pub mod http;
 mod lines;

@@ -19,7 +19,7 @@ use proptest::test_runner::Config;
 
 /// What a flag takes, for choosing its hostile and its valid values.
 #[derive(Debug, Clone, Copy)]
-enum Kind {
+enum FlagKind {
     /// A duration in seconds.
     Secs,
     /// A count that must be at least 1.
@@ -41,58 +41,61 @@ enum Kind {
 }
 
 /// The flags of each subcommand (target flags included).
-const RUN: &[(&str, Kind)] = &[
-    ("--select", Kind::Text),
-    ("--skip", Kind::Text),
-    ("--shard", Kind::Shard),
-    ("--strict", Kind::Switch),
-    ("--timeout", Kind::Secs),
-    ("--ready-timeout", Kind::Secs),
-    ("--scenario-timeout", Kind::Secs),
-    ("--max-message", Kind::Count),
-    ("--jobs", Kind::Count),
-    ("--json", Kind::Written),
-    ("--junit", Kind::Written),
-    ("--markdown", Kind::Written),
-    ("--transcripts", Kind::Written),
-    ("--baseline", Kind::Read),
-    ("--allow-tool", Kind::Text),
-    ("--probe-profile", Kind::Switch),
-    ("--url", Kind::Url),
-    ("--fault", Kind::Fault),
-    ("--eras", Kind::Eras),
+const RUN: &[(&str, FlagKind)] = &[
+    ("--select", FlagKind::Text),
+    ("--skip", FlagKind::Text),
+    ("--shard", FlagKind::Shard),
+    ("--strict", FlagKind::Switch),
+    ("--timeout", FlagKind::Secs),
+    ("--ready-timeout", FlagKind::Secs),
+    ("--scenario-timeout", FlagKind::Secs),
+    ("--max-message", FlagKind::Count),
+    ("--jobs", FlagKind::Count),
+    ("--json", FlagKind::Written),
+    ("--junit", FlagKind::Written),
+    ("--markdown", FlagKind::Written),
+    ("--transcripts", FlagKind::Written),
+    ("--baseline", FlagKind::Read),
+    ("--allow-tool", FlagKind::Text),
+    ("--probe-profile", FlagKind::Switch),
+    ("--url", FlagKind::Url),
+    ("--fault", FlagKind::Fault),
+    ("--eras", FlagKind::Eras),
 ];
-const NEGOTIATE: &[(&str, Kind)] = &[
-    ("--json", Kind::Switch),
-    ("--expect", Kind::Read),
-    ("--timeout", Kind::Secs),
-    ("--url", Kind::Url),
-    ("--fault", Kind::Fault),
-    ("--eras", Kind::Eras),
+const NEGOTIATE: &[(&str, FlagKind)] = &[
+    ("--json", FlagKind::Switch),
+    ("--expect", FlagKind::Read),
+    ("--timeout", FlagKind::Secs),
+    ("--url", FlagKind::Url),
+    ("--fault", FlagKind::Fault),
+    ("--eras", FlagKind::Eras),
 ];
-const FUZZ: &[(&str, Kind)] = &[
-    ("--seed", Kind::Seed),
-    ("--cases", Kind::Count),
-    ("--time", Kind::Secs),
-    ("--out", Kind::Written),
-    ("--timeout", Kind::Secs),
-    ("--shrink-time", Kind::Secs),
-    ("--max-findings", Kind::Count),
-    ("--seeds", Kind::Read),
-    ("--max-message", Kind::Count),
-    ("--url", Kind::Url),
-    ("--fault", Kind::Fault),
-    ("--eras", Kind::Eras),
+const FUZZ: &[(&str, FlagKind)] = &[
+    ("--seed", FlagKind::Seed),
+    ("--cases", FlagKind::Count),
+    ("--time", FlagKind::Secs),
+    ("--out", FlagKind::Written),
+    ("--timeout", FlagKind::Secs),
+    ("--shrink-time", FlagKind::Secs),
+    ("--max-findings", FlagKind::Count),
+    ("--seeds", FlagKind::Read),
+    ("--max-message", FlagKind::Count),
+    ("--url", FlagKind::Url),
+    ("--fault", FlagKind::Fault),
+    ("--eras", FlagKind::Eras),
 ];
-const REPLAY: &[(&str, Kind)] = &[
-    ("--timeout", Kind::Secs),
-    ("--target-mismatch-ok", Kind::Switch),
-    ("--url", Kind::Url),
-    ("--fault", Kind::Fault),
-    ("--eras", Kind::Eras),
+const REPLAY: &[(&str, FlagKind)] = &[
+    ("--timeout", FlagKind::Secs),
+    ("--target-mismatch-ok", FlagKind::Switch),
+    ("--url", FlagKind::Url),
+    ("--fault", FlagKind::Fault),
+    ("--eras", FlagKind::Eras),
 ];
-const LIST: &[(&str, Kind)] = &[("--json", Kind::Switch)];
-const COVERAGE: &[(&str, Kind)] = &[("--json", Kind::Switch), ("--markdown", Kind::Switch)];
+const LIST: &[(&str, FlagKind)] = &[("--json", FlagKind::Switch)];
+const COVERAGE: &[(&str, FlagKind)] = &[
+    ("--json", FlagKind::Switch),
+    ("--markdown", FlagKind::Switch),
+];
 
 /// The directory every invocation runs in (relative paths and default outputs land there),
 /// with a small reproducer, `finding.jsonl`, for `replay`.
@@ -129,7 +132,7 @@ fn garbage() -> BoxedStrategy<String> {
     .boxed()
 }
 
-fn hostile(kind: Kind) -> BoxedStrategy<String> {
+fn hostile(kind: FlagKind) -> BoxedStrategy<String> {
     let numbers = prop_oneof![
         Just("0".to_owned()),
         Just("-0".to_owned()),
@@ -153,8 +156,10 @@ fn hostile(kind: Kind) -> BoxedStrategy<String> {
         any::<i64>().prop_map(|x| x.to_string()),
     ];
     match kind {
-        Kind::Secs | Kind::Count | Kind::Seed => prop_oneof![3 => numbers, 1 => garbage()].boxed(),
-        Kind::Text | Kind::Fault | Kind::Eras | Kind::Shard => prop_oneof![
+        FlagKind::Secs | FlagKind::Count | FlagKind::Seed => {
+            prop_oneof![3 => numbers, 1 => garbage()].boxed()
+        }
+        FlagKind::Text | FlagKind::Fault | FlagKind::Eras | FlagKind::Shard => prop_oneof![
             2 => garbage(),
             1 => numbers,
             1 => Just("0/0".to_owned()),
@@ -163,7 +168,7 @@ fn hostile(kind: Kind) -> BoxedStrategy<String> {
         ]
         .boxed(),
         // Names inside the temporary directory only: mcpspec writes there.
-        Kind::Written => prop_oneof![
+        FlagKind::Written => prop_oneof![
             Just(String::new()),
             Just("finding.jsonl/x".to_owned()),
             Just("-".to_owned()),
@@ -172,7 +177,7 @@ fn hostile(kind: Kind) -> BoxedStrategy<String> {
         ]
         .prop_map(|name| in_base(&name))
         .boxed(),
-        Kind::Read => prop_oneof![
+        FlagKind::Read => prop_oneof![
             Just(String::new()),
             Just(in_base("missing.yaml")),
             Just(in_base("not-yaml.txt")),
@@ -183,7 +188,7 @@ fn hostile(kind: Kind) -> BoxedStrategy<String> {
         .boxed(),
         // URLs refused when parsed only: nothing that reaches beyond this machine, and no
         // unreachable one either (it is judged only after the transport's own timeouts).
-        Kind::Url => prop_oneof![
+        FlagKind::Url => prop_oneof![
             Just("http://".to_owned()),
             Just("HTTP://127.0.0.1:1/".to_owned()),
             Just("https://127.0.0.1:1/".to_owned()),
@@ -191,27 +196,27 @@ fn hostile(kind: Kind) -> BoxedStrategy<String> {
             garbage().prop_filter("not a URL", |s| !s.starts_with("http")),
         ]
         .boxed(),
-        Kind::Switch => Just(String::new()).boxed(),
+        FlagKind::Switch => Just(String::new()).boxed(),
     }
 }
 
 /// Cheap valid values of the flag `name` (a run with them takes well under a second); none for
 /// a URL or a file read.
-fn valid(name: &str, kind: Kind) -> Option<BoxedStrategy<String>> {
+fn valid(name: &str, kind: FlagKind) -> Option<BoxedStrategy<String>> {
     let s = |v: &[&str]| {
         proptest::sample::select(v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>()).boxed()
     };
     Some(match kind {
-        Kind::Url | Kind::Read => return None,
-        Kind::Secs => s(&["0.2", "1", "2"]),
-        Kind::Count => s(&["1", "2", "4096"]),
-        Kind::Seed => any::<u64>().prop_map(|x| x.to_string()).boxed(),
-        Kind::Text => s(&["jsonrpc/parse-error", "RPC-5", "add"]),
-        Kind::Written => Just(in_base(&format!("valid{name}"))).boxed(),
-        Kind::Shard => s(&["1/1", "2/2"]),
-        Kind::Fault => s(&["reply-twice"]),
-        Kind::Eras => s(&["both", "modern", "legacy"]),
-        Kind::Switch => Just(String::new()).boxed(),
+        FlagKind::Url | FlagKind::Read => return None,
+        FlagKind::Secs => s(&["0.2", "1", "2"]),
+        FlagKind::Count => s(&["1", "2", "4096"]),
+        FlagKind::Seed => any::<u64>().prop_map(|x| x.to_string()).boxed(),
+        FlagKind::Text => s(&["jsonrpc/parse-error", "RPC-5", "add"]),
+        FlagKind::Written => Just(in_base(&format!("valid{name}"))).boxed(),
+        FlagKind::Shard => s(&["1/1", "2/2"]),
+        FlagKind::Fault => s(&["reply-twice"]),
+        FlagKind::Eras => s(&["both", "modern", "legacy"]),
+        FlagKind::Switch => Just(String::new()).boxed(),
     })
 }
 
@@ -222,7 +227,7 @@ fn in_base(name: &str) -> String {
 /// The flags of one invocation, each with its value (none for a switch): one or two hostile,
 /// the rest absent or valid.
 fn flags(
-    table: &'static [(&'static str, Kind)],
+    table: &'static [(&'static str, FlagKind)],
 ) -> impl Strategy<Value = Vec<(String, Option<String>)>> {
     let valid: Vec<_> = table
         .iter()
@@ -242,7 +247,7 @@ fn flags(
             .chain(hostile.iter().cloned())
             .map(|(i, value)| {
                 let (name, kind) = table[i];
-                let value = (!matches!(kind, Kind::Switch)).then_some(value);
+                let value = (!matches!(kind, FlagKind::Switch)).then_some(value);
                 (name.to_owned(), value)
             })
             .collect()
@@ -328,7 +333,7 @@ proptest! {
 
     #[test]
     fn replay_survives_hostile_flags(
-        file in prop_oneof![Just("finding.jsonl".to_owned()), hostile(Kind::Read)],
+        file in prop_oneof![Just("finding.jsonl".to_owned()), hostile(FlagKind::Read)],
         flags in flags(REPLAY),
     ) {
         survives(&["replay", &file], &[], &flags)?;

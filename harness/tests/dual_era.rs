@@ -9,11 +9,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use mcpspec::catalogue;
@@ -30,7 +27,7 @@ const NAMES_VERSION: &str = "modern/envelope/missing-client-capabilities";
 const MISMATCH: &str = "http/version-header/mismatch";
 
 fn script() -> String {
-    common::repo_root()
+    support::repo_root()
         .join("fixtures/dual-era/dual_era.py")
         .display()
         .to_string()
@@ -44,7 +41,7 @@ fn checks(ids: &[&str]) -> Vec<Check> {
 }
 
 fn options() -> RunOptions {
-    let mut o = common::options();
+    let mut o = support::options();
     o.jobs = 2;
     o.settings.expect_timeout = Duration::from_secs(1);
     o
@@ -57,7 +54,7 @@ async fn stdio_run(eras: &str, answer: &str) -> Vec<(String, Outcome)> {
         .args(["stdio", eras, answer]);
     let mut ids = ENVELOPE_LESS.to_vec();
     ids.push(NAMES_VERSION);
-    let report = common::run(target, &checks(&ids), options()).await;
+    let report = support::run(target, &checks(&ids), options()).await;
     report
         .results
         .iter()
@@ -161,51 +158,10 @@ async fn modern_only_32601_is_plain_meta_1() {
     }
 }
 
-/// `dual_era.py http MODE` on 127.0.0.1, killed when dropped.
-struct HttpServer {
-    child: Child,
-    url: String,
-}
-
-impl HttpServer {
-    fn start(mode: &str) -> Self {
-        let mut child = Command::new("python3")
-            .arg(script())
-            .args(["http", mode])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 starts dual_era.py");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let port = rx.recv_timeout(Duration::from_secs(20));
-        let mut server = HttpServer {
-            child,
-            url: String::new(),
-        };
-        let port = port.expect("the HTTP server prints its port within 20 s");
-        let port: u16 = port.trim().parse().expect("a port number");
-        server.url = format!("http://127.0.0.1:{port}/mcp");
-        server
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 async fn mismatch_outcome(mode: &str) -> Outcome {
-    let server = HttpServer::start(mode);
-    let target = Target::url(&server.url).expect("a valid URL");
-    let report = common::run(target, &checks(&[MISMATCH]), options()).await;
+    let script = script();
+    let server = support::HttpFixture::announced("python3", &[&script, "http", mode]);
+    let report = support::run(server.target(), &checks(&[MISMATCH]), options()).await;
     report.results[0].outcome.clone()
 }
 

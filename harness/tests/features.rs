@@ -8,10 +8,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use mcpspec::catalogue;
-use mcpspec::{Check, Need, RunOptions};
+use mcpspec::{Check, Need};
 
 /// The areas these checks live in.
 const AREAS: &[&str] = &[
@@ -34,19 +34,6 @@ fn feature_checks() -> Vec<Check> {
         .collect();
     assert!(checks.len() >= 30, "only {} feature checks", checks.len());
     checks
-}
-
-fn probe_options() -> RunOptions {
-    let mut options = common::options();
-    options.checks.probe_profile = true;
-    options
-}
-
-fn probe_reference() -> mcpspec::Target {
-    mcpspec::Target::Embedded(mcp_reference_server::Config {
-        probe_profile: true,
-        ..Default::default()
-    })
 }
 
 /// `requestState` is sealed under a key drawn once per process: redacted for snapshots.
@@ -72,34 +59,44 @@ async fn probe_checks_are_skipped_without_the_probe_profile() {
         .into_iter()
         .filter(|c| c.needs.contains(&Need::ProbeProfile))
         .collect();
-    let report = common::run(mcpspec::Target::embedded(), &checks, common::options()).await;
-    common::assert_all_skipped(&report, Some("--probe-profile"));
+    let report = support::run(mcpspec::Target::embedded(), &checks, support::options()).await;
+    support::assert_all_skipped(&report, Some("--probe-profile"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn reference_passes_and_transcripts_match_snapshots() {
     let checks = feature_checks();
-    let first = common::run(probe_reference(), &checks, probe_options()).await;
-    let second = common::run(probe_reference(), &checks, probe_options()).await;
-    common::assert_all_pass(&first, "the reference server with the probe profile");
-    common::assert_transcripts("features", &first, &second, redact_state);
+    let first = support::run(
+        support::probe_reference(),
+        &checks,
+        support::probe_options(),
+    )
+    .await;
+    let second = support::run(
+        support::probe_reference(),
+        &checks,
+        support::probe_options(),
+    )
+    .await;
+    support::assert_all_pass(&first, "the reference server with the probe profile");
+    support::assert_transcripts("features", &first, &second, redact_state);
 }
 
 /// A server without the modern era: every check here is skipped (with a reason).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn legacy_only_server_skips_every_feature_check() {
-    let target = common::reference_eras(common::eras("legacy"));
-    let report = common::run(target, &feature_checks(), probe_options()).await;
-    common::assert_all_skipped(&report, None);
+    let target = support::reference_eras(support::eras("legacy"));
+    let report = support::run(target, &feature_checks(), support::probe_options()).await;
+    support::assert_all_skipped(&report, None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn python_sdk_probe_verdicts_match_snapshot_and_baseline() {
-    let target = common::python_server(&["--probe-profile"]);
-    let mut options = common::python_options();
+    let target = support::python_server(&["--probe-profile"]);
+    let mut options = support::python_options();
     options.checks.probe_profile = true;
-    let mut report = common::run(target, &feature_checks(), options).await;
-    common::assert_verdicts_against_baseline(
+    let mut report = support::run(target, &feature_checks(), options).await;
+    support::assert_verdicts_against_baseline(
         &mut report,
         "python-sdk-2.3.0-probe.yaml",
         "verdicts-features-probe",

@@ -4,14 +4,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use std::path::PathBuf;
 
 use mcpspec::fuzz::{ExecOptions, reproducer, run_case};
 
 fn inputs() -> Vec<PathBuf> {
-    let root = common::repo_root().join("fixtures/fuzz");
+    let root = support::repo_root().join("fixtures/fuzz");
     let mut files = Vec::new();
     for dir in ["seeds", "regressions"] {
         for entry in std::fs::read_dir(root.join(dir)).expect("fixtures/fuzz exists") {
@@ -47,7 +47,7 @@ fn in_process_targets_hold_on_the_corpus_and_regressions() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn black_box_oracles_find_nothing_on_the_corpus_against_the_reference_server() {
-    let target = common::reference_with(&[]);
+    let target = support::reference_with(&[]);
     for path in inputs() {
         let case = reproducer::read(&path).unwrap();
         let outcome = run_case(&target, &case, &ExecOptions::default())

@@ -14,12 +14,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "hostile/support.rs"]
+#[path = "support/hostile.rs"]
+mod hostile_support;
 mod support;
 
 use std::time::Duration;
 
-use support::{
+use hostile_support::{
     AT_ONCE, FLOOD, HttpServer, MIB, NO_MESSAGE, QUICK, RSS_BOUND, Target, expect, fuzz, negotiate,
     refused_target, run, unstartable_target,
 };
@@ -85,19 +86,19 @@ fn control_a_correct_http_server_passes() {
 /// cannot go unnoticed.
 #[test]
 fn control_the_survivor_scan_finds_a_leftover() {
-    let marker = support::marker("leftover");
+    let marker = hostile_support::marker("leftover");
     let mut leftover = std::process::Command::new("python3")
-        .arg(support::script())
+        .arg(hostile_support::script())
         .args(["stdio", "sleeper", "--lifetime", "30", "--marker", &marker])
         .stdin(std::process::Stdio::null())
         .spawn()
         .expect("python3 starts hostile.py");
-    let found = support::reap_survivors(&marker);
+    let found = hostile_support::reap_survivors(&marker);
     let _ = leftover.kill();
     let _ = leftover.wait();
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].contains("sleeper"), "{found:?}");
-    assert!(support::reap_survivors(&marker).is_empty());
+    assert!(hostile_support::reap_survivors(&marker).is_empty());
 }
 
 // --- stdio: the cause is known at once -------------------------------------------------------
@@ -503,8 +504,12 @@ fn http_connection_refused() {
 }
 
 /// Starts hostile.py's HTTP `mode` and runs `modern/discover` (and `extra_flags`) against it;
-/// the server is stopped by the caller's [`support::Expect::server_stopped`].
-fn http_case(name: &str, mode: &str, extra_flags: &[&str]) -> (support::Observed, HttpServer) {
+/// the server is stopped by the caller's [`hostile_support::Expect::server_stopped`].
+fn http_case(
+    name: &str,
+    mode: &str,
+    extra_flags: &[&str],
+) -> (hostile_support::Observed, HttpServer) {
     let server = HttpServer::start(name, mode, &[]);
     let mut f = flags("2", &["--select", "modern/discover"]);
     f.extend(extra_flags);
@@ -728,7 +733,7 @@ fn fuzz_exits_at_once() {
 
 /// The three requests of `stdio/concurrency/answered-by-id` against a server that answers
 /// discover at once and everything else `delay` seconds after reading it, with `--timeout 1`.
-fn answered_by_id_against_late(name: &str, delay: &str) -> support::Observed {
+fn answered_by_id_against_late(name: &str, delay: &str) -> hostile_support::Observed {
     let target = Target::stdio(
         name,
         &["late", "--delay", delay, "--spare", "server/discover"],
@@ -936,7 +941,7 @@ fn not_ready_names_the_window_and_the_measured_start_up() {
 #[test]
 fn jobs_bounds_the_processes_alive_at_once() {
     for jobs in ["1", "2"] {
-        let census = std::env::temp_dir().join(support::marker(&format!("census-{jobs}")));
+        let census = std::env::temp_dir().join(hostile_support::marker(&format!("census-{jobs}")));
         let census_arg = census.display().to_string();
         let target = Target::stdio(&format!("census-{jobs}"), &["ok", "--census", &census_arg]);
         let o = run(

@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use mcpspec::catalogue;
 
@@ -14,16 +14,16 @@ use mcpspec::catalogue;
 async fn python_sdk_verdicts_are_stable_and_match_snapshot_and_baseline() {
     let checks = catalogue::all();
     let run = || {
-        common::run(
-            common::python_server(&[]),
+        support::run(
+            support::python_server(&[]),
             &checks,
-            common::python_options(),
+            support::python_options(),
         )
     };
     let mut report = run().await;
     let second = run().await;
-    common::assert_same_outcomes(&report, &second, "Python SDK over stdio");
-    common::assert_verdicts_against_baseline(
+    support::assert_same_outcomes(&report, &second, "Python SDK over stdio");
+    support::assert_verdicts_against_baseline(
         &mut report,
         "python-sdk-2.3.0.yaml",
         "verdicts-stdio",

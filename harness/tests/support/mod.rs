@@ -1,4 +1,7 @@
-//! Helpers shared by the harness's integration tests.
+//! Helpers shared by the harness's integration tests: the targets (reference server, SDK
+//! fixtures, scripted servers on a port), run options, and the assertions on reports and
+//! transcripts. `hostile.rs` (the bounded runs of the real binary the hostile suite makes) is
+//! included by `tests/hostile.rs` alone.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(dead_code)]
@@ -287,9 +290,74 @@ impl HttpFixture {
         );
     }
 
+    /// Starts `program args…`, a server that picks its own port and prints it as the first
+    /// line of its stdout ([`spawn_announcing_port`]).
+    pub fn announced(program: &str, args: &[&str]) -> Self {
+        let mut command = std::process::Command::new(program);
+        command.args(args);
+        let (child, port) = spawn_announcing_port(command, program);
+        HttpFixture {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+
     pub fn target(&self) -> Target {
         Target::url(&self.url).expect("a valid URL")
     }
+}
+
+/// Spawns `command` (stdin and stderr closed) and reads its first stdout line, at most 20 s,
+/// as the port it listens on; kills it and panics, naming `what`, when no port comes.
+pub fn spawn_announcing_port(
+    mut command: std::process::Command,
+    what: &str,
+) -> (std::process::Child, u16) {
+    use std::io::BufRead;
+    let mut child = command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what} does not start: {e}"));
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx.recv_timeout(Duration::from_secs(20));
+    match line.as_deref().ok().and_then(|l| l.trim().parse().ok()) {
+        Some(port) => (child, port),
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} printed no port within 20 s: {line:?}");
+        }
+    }
+}
+
+/// The outcome of the one check `id` against `target`, with the default options.
+pub async fn outcome_of(target: Target, id: &str) -> mcpspec::Outcome {
+    let check = mcpspec::catalogue::by_id(id).unwrap_or_else(|| panic!("no check {id}"));
+    let report = run(target, &[check], options()).await;
+    report.results[0].outcome.clone()
+}
+
+/// The run options for checks that need the probe profile.
+pub fn probe_options() -> RunOptions {
+    let mut options = options();
+    options.checks.probe_profile = true;
+    options
+}
+
+/// The embedded reference server with its probe profile on.
+pub fn probe_reference() -> Target {
+    Target::Embedded(mcp_reference_server::Config {
+        probe_profile: true,
+        ..Default::default()
+    })
 }
 
 impl Drop for HttpFixture {

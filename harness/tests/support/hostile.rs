@@ -15,7 +15,7 @@
 //! An expectation that is not met does not stop the test: every gap is collected, and the
 //! failure prints them all with the exit code, wall time, peak RSS and the tail of the output.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
@@ -127,29 +127,13 @@ pub struct HttpServer {
 impl HttpServer {
     pub fn start(name: &str, mode: &str, extra: &[&str]) -> Self {
         let marker = marker(name);
-        let mut child = Command::new("python3")
+        let mut command = Command::new("python3");
+        command
             .arg(script())
             .args(["http", mode, "--port", "0", "--marker", &marker])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("python3 starts hostile.py");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx.recv_timeout(Duration::from_secs(15));
-        let port = line.as_deref().ok().and_then(|l| l.trim().parse().ok());
-        let Some(port) = port else {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("hostile.py http {mode} printed no port: {line:?}");
-        };
+            .args(extra);
+        let (child, port) =
+            crate::support::spawn_announcing_port(command, &format!("hostile.py http {mode}"));
         HttpServer {
             child,
             port,
