@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::http_support::{Answer, endpoint, exchange};
+use super::http_support::{Answer, endpoint, post};
 use super::prelude::*;
 use crate::transport::http::client::{self, Request};
 
@@ -303,7 +303,7 @@ async fn post_json_or_sse(s: &mut Scenario) -> Verdict {
             "a legacy-only server: its POSTs are checked by legacy/http/*",
         ));
     }
-    let a = exchange(s, &discover_post()).await?;
+    let a = post(s, &discover_post()).await?;
     Ok(match (a.status, a.content_type.as_str()) {
         (200, "application/json") if a.json.as_ref().is_some_and(|j| j.get("result").is_some()) => {
             Outcome::pass("200 application/json with the DiscoverResult")
@@ -320,7 +320,7 @@ async fn post_json_or_sse(s: &mut Scenario) -> Verdict {
 }
 
 async fn origin_rejected(s: &mut Scenario) -> Verdict {
-    let a = exchange(s, &discover_post().header("Origin", "http://evil.example")).await?;
+    let a = post(s, &discover_post().header("Origin", "http://evil.example")).await?;
     Ok(if a.status == 403 {
         Outcome::pass("403 for a foreign Origin")
     } else {
@@ -336,7 +336,7 @@ async fn notification_202(s: &mut Scenario) -> Verdict {
         .modern()
         .param("requestId", json!("mcpspec-never-sent"))
         .render(1, true);
-    let a = exchange(s, &modern_post(method::CANCELLED, body)).await?;
+    let a = post(s, &modern_post(method::CANCELLED, body)).await?;
     Ok(match a.status {
         202 if a.body.trim().is_empty() => Outcome::pass("202 with an empty body"),
         400..=499 => Outcome::pass(format!("not accepted: HTTP {}", a.status)),
@@ -353,7 +353,7 @@ async fn version_header_mismatch(s: &mut Scenario) -> Verdict {
     let req = discover_post()
         .without("MCP-Protocol-Version")
         .header("MCP-Protocol-Version", version::UNKNOWN);
-    let a = exchange(s, &req).await?;
+    let a = post(s, &req).await?;
     Ok(expect_400(
         &a,
         "MCP-Protocol-Version ≠ the body's version",
@@ -363,7 +363,7 @@ async fn version_header_mismatch(s: &mut Scenario) -> Verdict {
 
 async fn version_header_missing(s: &mut Scenario) -> Verdict {
     let legacy_too = s.facts().legacy();
-    let a = exchange(s, &discover_post().without("MCP-Protocol-Version")).await?;
+    let a = post(s, &discover_post().without("MCP-Protocol-Version")).await?;
     Ok(match (a.status, a.code()) {
         (400, Some(code::HEADER_MISMATCH)) => Outcome::pass("400 with -32020"),
         _ if legacy_too && !served(&a) => Outcome::info(format!(
@@ -378,7 +378,7 @@ async fn version_header_missing(s: &mut Scenario) -> Verdict {
 }
 
 async fn unknown_method_404(s: &mut Scenario) -> Verdict {
-    let a = exchange(
+    let a = post(
         s,
         &modern_post(
             method::NONEXISTENT,
@@ -396,7 +396,7 @@ async fn unknown_method_404(s: &mut Scenario) -> Verdict {
 }
 
 async fn method_header_missing(s: &mut Scenario) -> Verdict {
-    let a = exchange(s, &discover_post().without("Mcp-Method")).await?;
+    let a = post(s, &discover_post().without("Mcp-Method")).await?;
     Ok(expect_400(&a, "no Mcp-Method", code::HEADER_MISMATCH))
 }
 
@@ -404,7 +404,7 @@ async fn method_header_mismatch(s: &mut Scenario) -> Verdict {
     let req = discover_post()
         .without("Mcp-Method")
         .header("Mcp-Method", method::TOOLS_LIST);
-    let a = exchange(s, &req).await?;
+    let a = post(s, &req).await?;
     Ok(expect_400(
         &a,
         "Mcp-Method ≠ the body's method",
@@ -418,7 +418,7 @@ fn call_unknown_tool(name: &str) -> Request {
 }
 
 async fn name_header_missing(s: &mut Scenario) -> Verdict {
-    let a = exchange(s, &call_unknown_tool(tool::NONEXISTENT)).await?;
+    let a = post(s, &call_unknown_tool(tool::NONEXISTENT)).await?;
     Ok(expect_400(
         &a,
         "tools/call without Mcp-Name",
@@ -427,13 +427,13 @@ async fn name_header_missing(s: &mut Scenario) -> Verdict {
 }
 
 async fn duplicate_header(s: &mut Scenario) -> Verdict {
-    let a = exchange(s, &discover_post().header("Mcp-Method", method::DISCOVER)).await?;
+    let a = post(s, &discover_post().header("Mcp-Method", method::DISCOVER)).await?;
     Ok(expect_400(&a, "Mcp-Method twice", code::HEADER_MISMATCH))
 }
 
 async fn invalid_characters(s: &mut Scenario) -> Verdict {
     let name = format!("{}-é", tool::NONEXISTENT);
-    let a = exchange(
+    let a = post(
         s,
         &call_unknown_tool(&name).header("Mcp-Name", name.as_bytes()),
     )
@@ -449,7 +449,7 @@ async fn values_case_sensitive(s: &mut Scenario) -> Verdict {
     let req = discover_post()
         .without("Mcp-Method")
         .header("Mcp-Method", "SERVER/DISCOVER");
-    let a = exchange(s, &req).await?;
+    let a = post(s, &req).await?;
     Ok(expect_400(
         &a,
         "Mcp-Method: SERVER/DISCOVER",
@@ -460,7 +460,7 @@ async fn values_case_sensitive(s: &mut Scenario) -> Verdict {
 async fn base64_decoded(s: &mut Scenario) -> Verdict {
     let req = call_unknown_tool(tool::NONEXISTENT)
         .header("Mcp-Name", client::base64_header(tool::NONEXISTENT));
-    let a = exchange(s, &req).await?;
+    let a = post(s, &req).await?;
     Ok(match a.code() {
         Some(code::HEADER_MISMATCH) => Outcome::fail(format!(
             "a base64-encoded Mcp-Name equal to the body got {} (HTTP-10)",
@@ -474,7 +474,7 @@ async fn base64_decoded(s: &mut Scenario) -> Verdict {
 }
 
 async fn invalid_base64(s: &mut Scenario) -> Verdict {
-    let a = exchange(
+    let a = post(
         s,
         &call_unknown_tool(tool::NONEXISTENT).header("Mcp-Name", "=?base64?%%%?="),
     )
@@ -491,7 +491,7 @@ async fn errors_status_400(s: &mut Scenario) -> Verdict {
         .id(json!(1))
         .no_meta()
         .render(1, true);
-    let a = exchange(s, &modern_post(method::DISCOVER, no_meta)).await?;
+    let a = post(s, &modern_post(method::DISCOVER, no_meta)).await?;
     let first = expect_400(&a, "no _meta", code::INVALID_PARAMS);
     if first.kind != crate::outcome::Kind::Pass {
         return Ok(first);
@@ -503,7 +503,7 @@ async fn errors_status_400(s: &mut Scenario) -> Verdict {
     let req = modern_post(method::DISCOVER, unknown)
         .without("MCP-Protocol-Version")
         .header("MCP-Protocol-Version", version::UNKNOWN);
-    let b = exchange(s, &req).await?;
+    let b = post(s, &req).await?;
     Ok(
         match expect_400(&b, "an unsupported version", code::UNSUPPORTED_VERSION) {
             o if o.kind == crate::outcome::Kind::Pass => {
@@ -515,7 +515,7 @@ async fn errors_status_400(s: &mut Scenario) -> Verdict {
 }
 
 async fn no_session_id(s: &mut Scenario) -> Verdict {
-    let a = exchange(s, &discover_post()).await?;
+    let a = post(s, &discover_post()).await?;
     Ok(match (served(&a), &a.session_id) {
         (true, None) => Outcome::pass("served; no Mcp-Session-Id in the response"),
         (true, Some(id)) => Outcome::non_strict(format!(
@@ -526,12 +526,12 @@ async fn no_session_id(s: &mut Scenario) -> Verdict {
 }
 
 async fn get_delete_405(s: &mut Scenario) -> Verdict {
-    let get = exchange(
+    let get = post(
         s,
         &Request::new("GET").header("Accept", "text/event-stream"),
     )
     .await?;
-    let delete = exchange(s, &Request::new("DELETE")).await?;
+    let delete = post(s, &Request::new("DELETE")).await?;
     Ok(if get.status == 405 && delete.status == 405 {
         Outcome::pass("GET and DELETE: 405")
     } else {
@@ -543,7 +543,7 @@ async fn get_delete_405(s: &mut Scenario) -> Verdict {
 }
 
 async fn host_rejected(s: &mut Scenario) -> Verdict {
-    let a = exchange(s, &discover_post().header("Host", "evil.example")).await?;
+    let a = post(s, &discover_post().header("Host", "evil.example")).await?;
     Ok(match a.status {
         403 | 421 => Outcome::pass(format!("HTTP {} for a foreign Host", a.status)),
         _ => Outcome::fail(format!(
@@ -722,7 +722,7 @@ async fn sse_close_cancels(s: &mut Scenario) -> Verdict {
         .param("arguments", json!({}))
         .render(1, true)
         .0;
-    let a = exchange(
+    let a = post(
         s,
         &modern_post(method::TOOLS_CALL, body).header("Mcp-Name", tool::PROBE_LOG),
     )
@@ -786,7 +786,7 @@ fn header_mirrored_tool(
 
 async fn param_headers_validated(s: &mut Scenario) -> Verdict {
     let allowed = s.options().allowed_tools.clone();
-    let listed = exchange(
+    let listed = post(
         s,
         &modern_post(
             method::TOOLS_LIST,
@@ -813,7 +813,7 @@ async fn param_headers_validated(s: &mut Scenario) -> Verdict {
     );
     let call = || modern_post(method::TOOLS_CALL, body.clone()).header("Mcp-Name", tool.as_str());
     let header_name = format!("Mcp-Param-{header}");
-    let differs = exchange(s, &call().header(&header_name, "mcpspec-header")).await?;
+    let differs = post(s, &call().header(&header_name, "mcpspec-header")).await?;
     let first = expect_400(
         &differs,
         &format!("{header_name} ≠ the body's `{prop}`"),
@@ -822,7 +822,7 @@ async fn param_headers_validated(s: &mut Scenario) -> Verdict {
     if first.kind != crate::outcome::Kind::Pass {
         return Ok(first);
     }
-    let omitted = exchange(s, &call()).await?;
+    let omitted = post(s, &call()).await?;
     Ok(
         match expect_400(
             &omitted,

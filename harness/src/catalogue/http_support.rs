@@ -1,5 +1,5 @@
 //! The raw HTTP side of the checks, below both HTTP areas (`http.rs`, streamable HTTP, and
-//! `legacy_http.rs`, the handshake revisions over HTTP): the target's endpoint, one exchange
+//! `legacy_http.rs`, the handshake revisions over HTTP): the target's endpoint, one raw POST
 //! through the raw client (exact header sets, the body or the first SSE response read back), and
 //! what it produced ([`Answer`]). The areas import this module; this module imports no area.
 
@@ -44,7 +44,7 @@ pub(super) fn endpoint(s: &Scenario) -> Result<Endpoint, Outcome> {
 
 /// Sends `req` to the target's endpoint and reads the answer (an event stream up to its first
 /// JSON-RPC response), noting both as what the verdict judged.
-pub(super) async fn exchange(s: &Scenario, req: &Request) -> Result<Answer, Outcome> {
+pub(super) async fn post(s: &Scenario, req: &Request) -> Result<Answer, Outcome> {
     let e = endpoint(s)?;
     let wait = s.settings().expect_timeout + s.settings().startup_timeout;
     let deadline = Instant::now() + wait;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::http_support::{endpoint, exchange};
+use super::http_support::{endpoint, post};
 use super::prelude::*;
 use crate::transport::http::client::{self, Request};
 
@@ -90,7 +90,7 @@ async fn legacy_session(s: &Scenario) -> Result<(Option<String>, String), Outcom
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method::INITIALIZE, "params": {
         "protocolVersion": version::LATEST_LEGACY, "capabilities": {},
         "clientInfo": {"name": "mcpspec", "version": env!("CARGO_PKG_VERSION")}}});
-    let a = exchange(s, &legacy_post(body, None, None)).await?;
+    let a = post(s, &legacy_post(body, None, None)).await?;
     let v = a
         .json
         .as_ref()
@@ -99,7 +99,7 @@ async fn legacy_session(s: &Scenario) -> Result<(Option<String>, String), Outcom
         .map(str::to_owned)
         .ok_or_else(|| Outcome::fail(format!("initialize got {}", a.describe())))?;
     let initialized = json!({"jsonrpc": "2.0", "method": method::INITIALIZED});
-    exchange(
+    post(
         s,
         &legacy_post(initialized, a.session_id.as_deref(), Some(&v)),
     )
@@ -132,7 +132,7 @@ async fn terminated_session_404(s: &mut Scenario) -> Verdict {
     let Some(id) = id else {
         return Ok(Outcome::skipped("the server assigns no session id"));
     };
-    let delete = exchange(
+    let delete = post(
         s,
         &Request::new("DELETE")
             .header("Mcp-Session-Id", id.as_str())
@@ -144,7 +144,7 @@ async fn terminated_session_404(s: &mut Scenario) -> Verdict {
             "DELETE answered 405 (the server does not let clients end sessions)",
         ));
     }
-    let a = exchange(s, &legacy_post(ping_body(), Some(&id), Some(&v))).await?;
+    let a = post(s, &legacy_post(ping_body(), Some(&id), Some(&v))).await?;
     Ok(if a.status == 404 {
         Outcome::pass("404 for a terminated session")
     } else {
@@ -189,7 +189,7 @@ async fn get_stream_or_405(s: &mut Scenario) -> Verdict {
 async fn legacy_notification_202(s: &mut Scenario) -> Verdict {
     let (id, v) = legacy_session(s).await?;
     let note = json!({"jsonrpc": "2.0", "method": method::CANCELLED, "params": {"requestId": "mcpspec-never-sent"}});
-    let a = exchange(s, &legacy_post(note, id.as_deref(), Some(&v))).await?;
+    let a = post(s, &legacy_post(note, id.as_deref(), Some(&v))).await?;
     Ok(match a.status {
         202 if a.body.trim().is_empty() => Outcome::pass("202 with no body"),
         400..=499 => Outcome::pass(format!("not accepted: HTTP {}", a.status)),
@@ -202,7 +202,7 @@ async fn legacy_notification_202(s: &mut Scenario) -> Verdict {
 
 async fn bad_version_header_400(s: &mut Scenario) -> Verdict {
     let (id, _) = legacy_session(s).await?;
-    let a = exchange(
+    let a = post(
         s,
         &legacy_post(ping_body(), id.as_deref(), Some("1999-01-01")),
     )
