@@ -2,26 +2,34 @@
 //! in-process cargo-fuzz targets are the top-level `fuzz/` crate, over [`crate::fuzz_targets`].)
 //!
 //! ```text
+//! material::gather (the server's tools, resources, prompts; --allow-tool) + corpus (built in)
+//!   |
 //! seed --> TestRunner (ChaCha) --> strategy::case --> ValueTree --+
 //!                                                                  v
-//!   exec::run_case: fresh connection, the case's lines, a `ping` probe, replies read
-//!                   (bounded) --> oracle::Violation?
-//!   violation --> shrink: ValueTree::simplify/complicate, keeping only cases that trip the
-//!                 same oracle --> minimal case --> reproducer::write (JSONL + summary + the
-//!                 record of the target, seed and timeout that `replay` uses)
+//!   exec::Session::run: the shared connection, the case's lines, a `ping` probe, replies
+//!                       read (bounded) --> oracle::Violation?
+//!   violation --> the case again on a fresh connection (the warm spare): not reproduced, it
+//!                 is counted and dropped; reproduced --> shrink on fresh connections:
+//!                 ValueTree::simplify/complicate, keeping only cases that trip the same
+//!                 oracle --> minimal case --> reproducer::write (JSONL + summary + the record
+//!                 of the target, seed and timeout that `replay` uses)
 //! ```
 //!
 //! Owns `fuzz/`: strategies, execution of one case (`exec.rs`), the oracles, shrinking and
 //! reproducers, and its two subcommands (`cli.rs`). May import the transports, the wire codec,
 //! the target, `cli_values` and the leaves; it shares nothing with the check catalogue.
 //!
-//! Every case runs on a fresh connection (a crashed server is simply started again; each
-//! connection's process group is killed when the case ends), so a reproducer does not depend
-//! on what ran before it, and memory stays bounded: one case and its replies at a time, lines
-//! capped by the message bound. The same seed generates the same cases.
+//! Generated cases share one connection while the server stays healthy (its probe answered,
+//! no violation); a crash, a hang or a violation ends it (its process group killed) and the
+//! next case starts a fresh one. Every violation is reproduced, shrunk and confirmed on fresh
+//! connections, so a reproducer does not depend on what ran before it. Memory stays bounded:
+//! one case and its replies at a time, lines capped by the message bound. The same seed
+//! generates the same cases.
 
 pub mod cli;
+pub mod corpus;
 pub mod exec;
+pub mod material;
 pub mod oracle;
 pub mod reproducer;
 pub mod strategy;
@@ -52,8 +60,9 @@ pub struct FuzzOptions {
     /// Stop after this many distinct findings (one per oracle).
     pub max_findings: usize,
     pub exec: ExecOptions,
-    /// Seed lines (one message each) the strategy mutates.
-    pub seeds: Vec<Vec<u8>>,
+    /// What the generator draws from: seed lines, the server's own tools, resources and
+    /// prompts, and the tools it may call.
+    pub material: strategy::Material,
 }
 
 impl Default for FuzzOptions {
@@ -65,7 +74,7 @@ impl Default for FuzzOptions {
             shrink_time: Duration::from_secs(30),
             max_findings: 3,
             exec: ExecOptions::default(),
-            seeds: Vec::new(),
+            material: strategy::Material::default(),
         }
     }
 }
@@ -140,7 +149,18 @@ impl Finding {
 pub struct Stats {
     pub cases: u64,
     pub messages: u64,
+    /// Wall time spent generating and running cases (the `--time` budget).
     pub elapsed: Duration,
+    /// Wall time spent shrinking and confirming findings, outside the `--time` budget.
+    pub shrinking: Duration,
+    /// Connections opened (server processes started, for a command), all told.
+    pub connections: u64,
+    /// Of those, the fresh ones opened to confirm and shrink findings.
+    pub confirming: u64,
+    /// Violations seen on a shared connection that a fresh connection did not reproduce
+    /// (an earlier case's doing, or timing); not findings. The first one's text is kept.
+    pub unreproduced: u64,
+    pub first_unreproduced: Option<String>,
 }
 
 /// The result of a run.
@@ -151,6 +171,10 @@ pub struct FuzzReport {
 }
 
 /// Fuzzes `target`; `progress` is called now and then with the running counters.
+///
+/// Cases run on a connection kept while the server stays healthy ([`exec::Session`]); a
+/// violation seen there is run again on a fresh connection, and only one that recurs there
+/// is shrunk (on fresh connections) and reported, so every reproducer stands on its own.
 pub async fn fuzz(
     target: &Target,
     options: &FuzzOptions,
@@ -159,37 +183,64 @@ pub async fn fuzz(
 ) -> Result<FuzzReport, StartError> {
     crate::preflight::preflight(target, options.exec.max_message).await?;
     let started = Instant::now();
-    let seeds = Arc::new(options.seeds.clone());
-    let strategy = strategy::case(seeds);
+    let strategy = strategy::case(Arc::new(options.material.clone()));
     let mut runner = runner(options.seed);
     let mut report = FuzzReport::default();
     let mut found: BTreeSet<Oracle> = BTreeSet::new();
     let mut last_progress = Instant::now();
+    let mut session = exec::Session::default();
+    let generating = |stats: &Stats| started.elapsed().saturating_sub(stats.shrinking);
     while report.stats.cases < options.cases
-        && started.elapsed() < options.time
+        && generating(&report.stats) < options.time
         && report.findings.len() < options.max_findings
     {
         let Ok(mut tree) = strategy.new_tree(&mut runner) else {
             continue;
         };
         let case = tree.current();
-        let outcome = run_case(target, &case, &options.exec).await?;
+        let outcome = session.run(target, &case, &options.exec).await?;
         report.stats.cases += 1;
         report.stats.messages += outcome.sent as u64;
         if last_progress.elapsed() > Duration::from_millis(250) {
-            report.stats.elapsed = started.elapsed();
+            report.stats.elapsed = generating(&report.stats);
+            report.stats.connections = session.connections;
             progress(&report.stats, report.findings.len());
             last_progress = Instant::now();
         }
-        let Some(violation) = &outcome.violation else {
+        let Some(violation) = outcome.violation.clone() else {
             continue;
         };
-        if !found.insert(violation.oracle) {
+        if found.contains(&violation.oracle) {
             continue;
         }
+        // Seen on a shared connection: it counts only if a fresh connection reproduces it.
+        let shrink_started = Instant::now();
+        let fresh = session.run_fresh(target, &case, &options.exec).await?;
+        report.stats.confirming += 1;
+        report.stats.messages += fresh.sent as u64;
+        if fresh.violation.as_ref().map(|v| v.oracle) != Some(violation.oracle) {
+            report.stats.unreproduced += 1;
+            report
+                .stats
+                .first_unreproduced
+                .get_or_insert_with(|| format!("[{}] {}", violation.oracle.id(), violation.detail));
+            report.stats.shrinking += shrink_started.elapsed();
+            continue;
+        }
+        let outcome = fresh;
+        found.insert(violation.oracle);
         let time_to_find = started.elapsed();
-        let mut finding =
-            shrink(target, &mut tree, case, outcome, options, &mut report.stats).await?;
+        session.restart();
+        let mut finding = shrink(
+            target,
+            &mut session,
+            &mut tree,
+            case,
+            outcome,
+            options,
+            &mut report.stats,
+        )
+        .await?;
         finding.time_to_find = time_to_find;
         if let Some(dir) = out {
             let n = report.findings.len() + 1;
@@ -198,8 +249,10 @@ pub async fn fuzz(
             let _ = reproducer::write(dir, n, &mut finding, &record);
         }
         report.findings.push(finding);
+        report.stats.shrinking += shrink_started.elapsed();
     }
-    report.stats.elapsed = started.elapsed();
+    report.stats.elapsed = generating(&report.stats);
+    report.stats.connections = session.connections;
     Ok(report)
 }
 
@@ -218,6 +271,7 @@ fn runner(seed: u64) -> TestRunner {
 /// proptest's shrinking loop, accepting a simpler case only if it trips the same oracle.
 async fn shrink<T: ValueTree<Value = Vec<Vec<u8>>>>(
     target: &Target,
+    session: &mut exec::Session,
     tree: &mut T,
     case: Vec<Vec<u8>>,
     outcome: CaseResult,
@@ -232,7 +286,8 @@ async fn shrink<T: ValueTree<Value = Vec<Vec<u8>>>>(
     let mut more = tree.simplify();
     while more && started.elapsed() < options.shrink_time {
         let candidate = tree.current();
-        let outcome = run_case(target, &candidate, &options.exec).await?;
+        let outcome = session.run_fresh(target, &candidate, &options.exec).await?;
+        stats.confirming += 1;
         stats.messages += outcome.sent as u64;
         if outcome.violation.as_ref().map(|v| v.oracle) == oracle {
             best = (candidate, outcome);
@@ -244,7 +299,8 @@ async fn shrink<T: ValueTree<Value = Vec<Vec<u8>>>>(
     }
     let (case, outcome) = best;
     // Confirm: the final case must trip the same oracle once more.
-    let again = run_case(target, &case, &options.exec).await?;
+    let again = session.run_fresh(target, &case, &options.exec).await?;
+    stats.confirming += 1;
     let confirmed = again.violation.as_ref().map(|v| v.oracle) == oracle;
     Ok(Finding {
         confirmed,

@@ -27,9 +27,16 @@ fn find(name: &str, target_args: &[&str], expect_oracle: &str) -> (PathBuf, Stri
     let started = Instant::now();
     let output = mcpspec()
         .args(["fuzz", "--seed", "3", "--time", "40", "--max-findings", "1"])
-        .args(["--timeout", "0.3", "--shrink-time", "10"])
-        .arg("--seeds")
-        .arg(support::repo_root().join("fixtures/fuzz/seeds"))
+        .args([
+            "--timeout",
+            "0.3",
+            "--shrink-time",
+            "10",
+            "--allow-tool",
+            "echo",
+            "--allow-tool",
+            "add",
+        ])
         .arg("--out")
         .arg(&out)
         .args(target_args)

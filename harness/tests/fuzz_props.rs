@@ -40,7 +40,7 @@ proptest! {
 
     #[test]
     fn encode_decode_is_identity_on_valid_messages(
-        value in prop_oneof![strategy::request(), strategy::notification(), strategy::client_response()]
+        value in prop_oneof![strategy::request(&Default::default()), strategy::notification(&Default::default()), strategy::client_response()]
     ) {
         let frame = Frame::decode(value.to_string().as_bytes());
         if let Ok(message) = &frame.parsed {
@@ -56,7 +56,7 @@ proptest! {
 
     #[test]
     fn reference_server_invariants_hold_on_generated_sequences(
-        case in strategy::case(Arc::new(Vec::new()))
+        case in strategy::case(Arc::new(strategy::Material::calling(&["echo", "add"])))
     ) {
         let mut input = Vec::new();
         for line in &case {

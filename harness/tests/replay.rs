@@ -32,8 +32,6 @@ fn find(dir: &Path, target_args: &[&str], oracle: &str) -> (PathBuf, String) {
         .current_dir(dir)
         .args(["fuzz", "--seed", "3", "--time", "30", "--max-findings", "1"])
         .args(["--timeout", "0.3", "--shrink-time", "10", "--out", "out"])
-        .arg("--seeds")
-        .arg(support::repo_root().join("fixtures/fuzz/seeds"))
         .args(target_args)
         .timeout(Duration::from_secs(90))
         .output()

@@ -21,12 +21,6 @@ const FOUND: u8 = 1;
 const USAGE: u8 = 2;
 const TARGET: u8 = 3;
 
-/// Seed directories used when `--seeds` is not given (skipped when absent).
-const DEFAULT_SEEDS: &[&str] = &[
-    "fixtures/fuzz/seeds",
-    "../shared/mcp-spec/schema/2026-07-28/examples",
-];
-
 /// `mcpspec fuzz`.
 #[derive(Args, Debug)]
 pub struct FuzzArgs {
@@ -81,10 +75,14 @@ pub struct FuzzArgs {
         allow_negative_numbers = true
     )]
     pub max_findings: usize,
-    /// Seed messages: `*.json` / `*.jsonl` files or directories of them. Repeatable. Default:
-    /// fixtures/fuzz/seeds and ../shared/mcp-spec/schema/2026-07-28/examples, when present.
+    /// More seed messages, beside the corpus built into mcpspec: `*.json` / `*.jsonl` files or
+    /// directories of them. Repeatable.
     #[arg(long, value_name = "PATH")]
     pub seeds: Vec<PathBuf>,
+    /// A tool the fuzzer may call by name (POL-12: no other tool the server lists is called;
+    /// calls go to a name no server has instead). Repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub allow_tool: Vec<String>,
     /// The largest line accepted from the server, in bytes.
     #[arg(
         long,
@@ -140,16 +138,10 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         Err(e) => return usage(e),
     };
     let seed = args.seed.unwrap_or_else(clock_seed);
-    let seed_paths: Vec<PathBuf> = if args.seeds.is_empty() {
-        DEFAULT_SEEDS
-            .iter()
-            .map(PathBuf::from)
-            .filter(|p| p.exists())
-            .collect()
-    } else {
-        args.seeds.clone()
-    };
-    let seeds = super::load_seeds(&seed_paths);
+    let built_in = super::corpus::lines();
+    let given = super::load_seeds(&args.seeds);
+    let seed_counts = (built_in.len(), given.len());
+    let seeds: Vec<Vec<u8>> = built_in.into_iter().chain(given).collect();
     let mut options = FuzzOptions {
         seed,
         cases: args.cases.unwrap_or(u64::MAX),
@@ -161,7 +153,10 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
             max_message: args.max_message,
             ..ExecOptions::default()
         },
-        seeds,
+        material: super::strategy::Material {
+            seeds,
+            ..Default::default()
+        },
     };
     let runtime = match runtime() {
         Ok(r) => r,
@@ -169,14 +164,46 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
     };
     super::quiet_panics();
     errln!(
-        "mcpspec fuzz: {} — seed {seed}, {} seed message(s), up to {:.0} s",
+        "mcpspec fuzz: {} — seed {seed}, {} seed message(s) ({} built in, {} from --seeds), \
+         up to {:.0} s",
         target.describe(),
-        options.seeds.len(),
+        seed_counts.0 + seed_counts.1,
+        seed_counts.0,
+        seed_counts.1,
         args.time.as_secs_f64()
     );
     let tty = std::io::stderr().is_terminal();
     let result = runtime.block_on(async {
         options.exec.startup_allowance = calibrate(&target, args.max_message).await?;
+        let how = super::material::gather(
+            &target,
+            &mut options.material,
+            &args.allow_tool,
+            args.timeout + options.exec.startup_allowance,
+            args.max_message,
+        )
+        .await?;
+        let m = &options.material;
+        errln!(
+            "mcpspec fuzz: material ({how}): {} tool(s) callable{}, {} listed tool(s) never \
+             called, {} resource URI(s), {} prompt(s)",
+            m.tools.len(),
+            if m.tools.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " ({})",
+                    m.tools
+                        .iter()
+                        .map(|t| t.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            },
+            m.forbidden_tools.len(),
+            m.resource_uris.len(),
+            m.prompt_names.len()
+        );
         super::fuzz(&target, &options, Some(&args.out), |stats, found| {
             if tty {
                 err!("\r{}", progress_line(stats, found));
@@ -203,6 +230,13 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         report.findings.len(),
         progress_line(&report.stats, report.findings.len())
     );
+    if let Some(first) = &report.stats.first_unreproduced {
+        outln!(
+            "{} violation(s) seen on a shared connection did not recur on a fresh one (not \
+             findings); the first: {first}",
+            report.stats.unreproduced
+        );
+    }
     if report.findings.iter().any(|f| f.confirmed) {
         FOUND
     } else {
@@ -373,11 +407,14 @@ async fn calibrate(
 fn progress_line(stats: &Stats, found: usize) -> String {
     let secs = stats.elapsed.as_secs_f64().max(1e-3);
     format!(
-        "{} cases, {} messages in {:.1} s ({:.0} msg/s), {found} finding(s)",
+        "{} cases, {} messages in {:.1} s of fuzzing ({:.0} msg/s), {:.1} s shrinking and \
+         confirming, {} connection(s), {found} finding(s)",
         stats.cases,
         stats.messages,
         secs,
-        stats.messages as f64 / secs
+        stats.messages as f64 / secs,
+        stats.shrinking.as_secs_f64(),
+        stats.connections,
     )
 }
 

@@ -1,5 +1,7 @@
-//! Running one case: a fresh connection, every line sent, then a liveness probe; every reply
-//! read (bounded in time and size) and judged by the [oracles](super::oracle).
+//! Running one case: every line sent, then a liveness probe; every reply read (bounded in time
+//! and size) and judged by the [oracles](super::oracle). A case runs on a fresh connection
+//! ([`run_case`]: shrinking, confirmation, replay) or on one kept across cases while the server
+//! stays healthy ([`Session`]: generation, so an interpreter is not restarted per case).
 //!
 //! What a case obliges the server to write is worked out from the lines themselves, with the
 //! harness's own codec: a request (by the raw text of its id) must be answered once, or not at
@@ -173,13 +175,151 @@ impl Seen {
     }
 }
 
-/// Runs one case on a fresh connection to `target`.
+/// Runs one case on a fresh connection to `target` (a fresh process for a command), which
+/// ends with the case.
 pub async fn run_case(
     target: &Target,
     case: &[Vec<u8>],
     options: &ExecOptions,
 ) -> Result<CaseResult, StartError> {
     let mut transport = target.connect(options.max_message)?;
+    let (result, _) = run_on(&mut transport, case, options, Waits::fresh(options)).await;
+    // Dropping the transport kills the server (its process group) or aborts its task.
+    drop(transport);
+    Ok(result)
+}
+
+/// A connection kept from case to case while the server stays healthy: the case's own
+/// probe (`ping`, sent after its lines) is the liveness check before the next case. After a
+/// crash or a hang the connection is dropped (its process killed), and after a finding the
+/// fuzzer restarts it; the next case starts on another. Every case shares, those that leave state behind (a legacy
+/// handshake, an open listen stream) included: whatever an earlier case left can only cause a
+/// violation, and a violation seen on a shared connection counts only once a fresh connection
+/// reproduces it (see [`crate::fuzz::fuzz`]).
+///
+/// One warm spare is kept: a connection opened (a process started) before it is needed, so an
+/// interpreter's start-up overlaps the cases that run meanwhile.
+#[derive(Debug, Default)]
+pub struct Session {
+    shared: Option<LineTransport>,
+    spare: Option<LineTransport>,
+    /// Connections opened (server processes started, for a command), spares included.
+    pub connections: u64,
+}
+
+impl Session {
+    /// Runs `case` on the shared connection (the spare, or a new one, when there is none). The
+    /// connection is kept while it stays healthy (its probe answered, its output open).
+    pub async fn run(
+        &mut self,
+        target: &Target,
+        case: &[Vec<u8>],
+        options: &ExecOptions,
+    ) -> Result<CaseResult, StartError> {
+        let mut transport = match self.shared.take() {
+            Some(t) => t,
+            None => self.fresh(target, options)?,
+        };
+        // Nothing waits for late extras once the case is complete: a stray reply shows up in
+        // a later case, as a violation that must then recur on a fresh connection.
+        let (result, healthy) = run_on(&mut transport, case, options, Waits::shared()).await;
+        if healthy {
+            self.shared = Some(transport);
+        }
+        self.refill(target, options)?;
+        Ok(result)
+    }
+
+    /// Runs `case` on a fresh connection (the warm spare), which ends with the case: how
+    /// findings are confirmed and shrunk.
+    pub async fn run_fresh(
+        &mut self,
+        target: &Target,
+        case: &[Vec<u8>],
+        options: &ExecOptions,
+    ) -> Result<CaseResult, StartError> {
+        let mut transport = self.fresh(target, options)?;
+        self.refill(target, options)?;
+        let (result, _) = run_on(&mut transport, case, options, Waits::fresh(options)).await;
+        Ok(result)
+    }
+
+    /// Ends the shared connection: the next case starts on a fresh one.
+    pub fn restart(&mut self) {
+        self.shared = None;
+    }
+
+    fn refill(&mut self, target: &Target, options: &ExecOptions) -> Result<(), StartError> {
+        if self.spare.is_none() {
+            self.spare = Some(self.connect(target, options)?);
+        }
+        Ok(())
+    }
+
+    /// The spare, or a new connection.
+    fn fresh(
+        &mut self,
+        target: &Target,
+        options: &ExecOptions,
+    ) -> Result<LineTransport, StartError> {
+        match self.spare.take() {
+            Some(spare) => Ok(spare),
+            None => self.connect(target, options),
+        }
+    }
+
+    fn connect(
+        &mut self,
+        target: &Target,
+        options: &ExecOptions,
+    ) -> Result<LineTransport, StartError> {
+        self.connections += 1;
+        target.connect(options.max_message)
+    }
+}
+
+/// How long a case listens once its probe is answered.
+#[derive(Debug, Clone, Copy)]
+struct Waits {
+    /// Once everything expected came: for late extras (duplicates, replies to notifications).
+    quiet: Duration,
+    /// While a request is still unanswered.
+    unanswered: Duration,
+}
+
+impl Waits {
+    /// A fresh connection: the case is judged in full here.
+    fn fresh(options: &ExecOptions) -> Self {
+        Waits {
+            quiet: options.quiet,
+            unanswered: options.reply_timeout,
+        }
+    }
+
+    /// A shared connection: no quiet period, and a short wait for replies still missing once
+    /// the probe came back. Whatever this misses or blames wrongly is settled on a fresh
+    /// connection, where every violation is confirmed.
+    fn shared() -> Self {
+        Waits {
+            quiet: Duration::ZERO,
+            unanswered: SHARED_UNANSWERED_WAIT,
+        }
+    }
+}
+
+/// On a shared connection, how long a request may stay unanswered after the probe sent after
+/// it was answered.
+const SHARED_UNANSWERED_WAIT: Duration = Duration::from_millis(50);
+
+/// Runs one case on `transport`: the lines, the probe, the replies judged, listening as long
+/// as `waits` says. Also says whether the connection is fit for another case (open, the probe
+/// answered).
+async fn run_on(
+    transport: &mut LineTransport,
+    case: &[Vec<u8>],
+    options: &ExecOptions,
+    waits: Waits,
+) -> (CaseResult, bool) {
     let expected = expectations(case);
     let mut outcome = CaseResult::default();
     let mut seen = Seen::default();
@@ -226,15 +366,20 @@ pub async fn run_case(
                     continue;
                 };
                 outcome.received += 1;
-                judge_line(&bytes, &expected, &mut seen, &mut transport, options).await;
+                judge_line(&bytes, &expected, &mut seen, transport, options).await;
                 let complete = seen.probe_answered
                     && expected
                         .required
                         .iter()
                         .all(|(id, n)| seen.replies.get(id).copied().unwrap_or(0) >= *n);
+                if complete && waits.quiet.is_zero() {
+                    break;
+                }
                 deadline = Instant::now()
                     + if complete {
-                        options.quiet
+                        waits.quiet
+                    } else if seen.probe_answered {
+                        waits.unanswered.min(options.reply_timeout)
                     } else {
                         options.reply_timeout
                     };
@@ -279,10 +424,9 @@ pub async fn run_case(
     if seen.violations.iter().any(|v| v.oracle == Oracle::Crash) {
         outcome.stderr_tail = transport.stderr_tail();
     }
+    let healthy = !seen.closed && seen.probe_answered;
     outcome.violation = seen.violations.into_iter().min_by_key(|v| v.oracle);
-    // Dropping the transport kills the server (its process group) or aborts its task.
-    drop(transport);
-    Ok(outcome)
+    (outcome, healthy)
 }
 
 /// Applies the HTTP exchange a body came back on: a 4xx to a notification POST is the

@@ -19,6 +19,108 @@ pub type Case = Vec<Vec<u8>>;
 /// The most lines one generated case has.
 pub const MAX_LINES: usize = 6;
 
+/// A tool name no server has: calls to it exercise the unknown-tool path safely.
+pub const NONEXISTENT_TOOL: &str = "mcpspec-nonexistent-tool-7f3a";
+
+/// What the generator draws from besides its own vocabulary: seed lines, and what the server
+/// itself offers (read from its lists before fuzzing), so cases reach the server's real code.
+#[derive(Debug, Clone, Default)]
+pub struct Material {
+    /// Seed lines (one message each) to mutate.
+    pub seeds: Vec<Vec<u8>>,
+    /// Tools a case may call by name: those `--allow-tool` names, with their argument names.
+    pub tools: Vec<Tool>,
+    /// Tools the server lists that the user did not allow: a generated call to one is renamed
+    /// to [`NONEXISTENT_TOOL`] before it is sent (POL-12: no tool is called unasked).
+    pub forbidden_tools: Vec<String>,
+    /// Whether the server's tool list was read. When it was not, every plausible tool name
+    /// that was not allowed is renamed, since any of them might be real.
+    pub tools_known: bool,
+    /// Resource URIs the server lists.
+    pub resource_uris: Vec<String>,
+    /// Prompt names the server lists.
+    pub prompt_names: Vec<String>,
+}
+
+/// A tool a case may call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tool {
+    pub name: String,
+    /// The property names of its `inputSchema`.
+    pub arguments: Vec<String>,
+}
+
+impl Material {
+    /// Material that may call the named tools (argument names unknown) and knows of no other
+    /// tool: for servers whose tools are known in advance, like the reference server's.
+    pub fn calling(names: &[&str]) -> Material {
+        Material {
+            tools: names
+                .iter()
+                .map(|n| Tool {
+                    name: (*n).to_owned(),
+                    arguments: Vec::new(),
+                })
+                .collect(),
+            tools_known: true,
+            ..Material::default()
+        }
+    }
+
+    /// Whether `name` may be sent as a `tools/call` name.
+    pub fn may_call(&self, name: &str) -> bool {
+        if name == NONEXISTENT_TOOL || self.tools.iter().any(|t| t.name == name) {
+            return true;
+        }
+        if self.tools_known {
+            return !self.forbidden_tools.iter().any(|t| t == name);
+        }
+        // Unknown list: a name that cannot be a tool's (empty, control characters, very long)
+        // is safe to send; anything else might be one.
+        name.is_empty() || name.len() > 128 || name.chars().any(char::is_control)
+    }
+
+    /// `line` with every `tools/call` to a tool it may not call renamed (batches included);
+    /// lines that are not JSON are left as they are.
+    pub fn guard(&self, line: Vec<u8>) -> Vec<u8> {
+        let Ok(mut value) = serde_json::from_slice::<Value>(&line) else {
+            return line;
+        };
+        if self.rename_forbidden(&mut value) {
+            value.to_string().into_bytes()
+        } else {
+            line
+        }
+    }
+
+    fn rename_forbidden(&self, value: &mut Value) -> bool {
+        match value {
+            Value::Array(items) => {
+                // Every element is guarded (no short cut once one was renamed).
+                let mut changed = false;
+                for item in items {
+                    changed |= self.rename_forbidden(item);
+                }
+                changed
+            }
+            Value::Object(obj) => {
+                if obj.get("method").and_then(Value::as_str) != Some(method::TOOLS_CALL) {
+                    return false;
+                }
+                let name = obj.get_mut("params").and_then(|p| p.get_mut("name"));
+                match name {
+                    Some(Value::String(n)) if !self.may_call(n) => {
+                        *n = NONEXISTENT_TOOL.into();
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+}
+
 /// Keys fuzzers like: MCP's own, JSON's traps (`__proto__`), and plain ones.
 const KEYS: &[&str] = &[
     "name",
@@ -87,30 +189,65 @@ const METHODS: &[&str] = &[
     "rpc.discover",
 ];
 
-/// The strategy for whole cases, drawing mutations from `seeds` (one message per line).
-pub fn case(seeds: Arc<Vec<Vec<u8>>>) -> impl Strategy<Value = Case> {
-    vec(line(seeds), 1..=MAX_LINES)
+/// The strategy for whole cases, drawing on `material`; every line passes
+/// [`Material::guard`].
+pub fn case(material: Arc<Material>) -> impl Strategy<Value = Case> {
+    let guard = material.clone();
+    vec(line(&material), 1..=MAX_LINES)
+        .prop_map(move |lines| lines.into_iter().map(|l| guard.guard(l)).collect())
 }
 
 /// One line.
-pub fn line(seeds: Arc<Vec<Vec<u8>>>) -> BoxedStrategy<Vec<u8>> {
+pub fn line(m: &Arc<Material>) -> BoxedStrategy<Vec<u8>> {
     let json_line = |s: BoxedStrategy<Value>| s.prop_map(|v| v.to_string().into_bytes());
-    let seeded = if seeds.is_empty() {
-        json_line(request()).boxed()
+    let seeded = if m.seeds.is_empty() {
+        json_line(request(m)).boxed()
     } else {
-        mutated_seed(seeds).boxed()
+        mutated_seed(Arc::new(m.seeds.clone())).boxed()
     };
     prop_oneof![
-        6 => json_line(request()),
-        2 => json_line(tool_call()),
-        2 => json_line(notification()),
-        1 => json_line(bad_envelope()),
+        6 => json_line(request(m)),
+        2 => json_line(tool_call(m)),
+        2 => json_line(notification(m)),
+        1 => json_line(bad_envelope(m)),
         1 => json_line(client_response()),
-        1 => json_line(batch()),
+        1 => json_line(batch(m)),
         2 => seeded,
-        1 => huge_or_deep(),
+        1 => huge_or_deep(m),
     ]
     .boxed()
+}
+
+/// A name from `names`, when there are any, else `fallback`.
+fn one_of(names: &[String], fallback: BoxedStrategy<Value>) -> BoxedStrategy<Value> {
+    if names.is_empty() {
+        fallback
+    } else {
+        prop_oneof![
+            3 => select(names.to_vec()).prop_map(Value::from),
+            1 => fallback,
+        ]
+        .boxed()
+    }
+}
+
+/// A `tools/call` name: an allowed tool's, the nonexistent one, or any value.
+fn tool_name(m: &Material) -> BoxedStrategy<Value> {
+    let names: Vec<String> = m.tools.iter().map(|t| t.name.clone()).collect();
+    let known = one_of(&names, Just(Value::from(NONEXISTENT_TOOL)).boxed());
+    prop_oneof![3 => known, 1 => value()].boxed()
+}
+
+/// An argument key: an allowed tool's argument names among the usual keys.
+fn argument_key(m: &Material) -> BoxedStrategy<String> {
+    let mut names: Vec<String> = m.tools.iter().flat_map(|t| t.arguments.clone()).collect();
+    names.sort();
+    names.dedup();
+    if names.is_empty() {
+        key()
+    } else {
+        prop_oneof![2 => select(names), 2 => key()].boxed()
+    }
 }
 
 /// Request ids from small spaces (so reuse is common), plus the wrong types.
@@ -219,19 +356,17 @@ pub fn envelope() -> BoxedStrategy<Option<Value>> {
 
 /// Params shaped for the methods (tool calls, cursors, uris, handshakes, cancellations), or
 /// anything at all.
-pub fn params() -> BoxedStrategy<Option<Value>> {
-    let tool = prop_oneof![
-        3 => select(&["echo", "add", "mcpspec-nonexistent-tool-7f3a"][..]).prop_map(Value::from),
-        1 => value(),
-    ];
+pub fn params(m: &Material) -> BoxedStrategy<Option<Value>> {
     let arguments = prop_oneof![
-        4 => vec((key(), value()), 0..4).prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        4 => vec((argument_key(m), value()), 0..4)
+            .prop_map(|kv| Value::Object(kv.into_iter().collect())),
         1 => value(),
     ];
+    let named = prop_oneof![2 => tool_name(m), 1 => one_of(&m.prompt_names, value())];
     let shaped = prop_oneof![
-        4 => (tool, arguments).prop_map(|(name, args)| json!({"name": name, "arguments": args})),
+        4 => (named, arguments).prop_map(|(name, args)| json!({"name": name, "arguments": args})),
         2 => value().prop_map(|c| json!({ "cursor": c })),
-        1 => value().prop_map(|u| json!({ "uri": u })),
+        1 => one_of(&m.resource_uris, value()).prop_map(|u| json!({ "uri": u })),
         1 => value().prop_map(|l| json!({ "level": l })),
         1 => id().prop_map(|r| json!({ "requestId": r, "reason": "fuzz" })),
         1 => (value(), value()).prop_map(|(v, caps)| json!({
@@ -274,24 +409,21 @@ fn message(id: Option<Value>, method: String, params: Option<Value>) -> Value {
 }
 
 /// A request with a valid envelope (the params and ids are where the trouble is).
-pub fn request() -> BoxedStrategy<Value> {
-    (id(), method_name(), params(), envelope())
+pub fn request(m: &Material) -> BoxedStrategy<Value> {
+    (id(), method_name(), params(m), envelope())
         .prop_map(|(id, m, p, e)| message(Some(id), m, with_envelope(p, e)))
         .boxed()
 }
 
 /// A `tools/call` request: the method where servers run the most code on client input.
-pub fn tool_call() -> BoxedStrategy<Value> {
-    let name = prop_oneof![
-        3 => select(&["echo", "add", "mcpspec-nonexistent-tool-7f3a"][..]).prop_map(Value::from),
-        1 => value(),
-    ];
+pub fn tool_call(m: &Material) -> BoxedStrategy<Value> {
+    let name = tool_name(m);
     let argument = prop_oneof![
         2 => value(),
         1 => vec(value(), 0..3).prop_map(Value::Array),
     ];
-    let arguments =
-        vec((key(), argument), 0..4).prop_map(|kv| json!(kv.into_iter().collect::<Map<_, _>>()));
+    let arguments = vec((argument_key(m), argument), 0..4)
+        .prop_map(|kv| json!(kv.into_iter().collect::<Map<_, _>>()));
     (id(), name, arguments, envelope())
         .prop_map(|(id, name, args, e)| {
             let params = json!({"name": name, "arguments": args});
@@ -305,16 +437,16 @@ pub fn tool_call() -> BoxedStrategy<Value> {
 }
 
 /// A notification, often one that looks like a request (a request method, request params).
-pub fn notification() -> BoxedStrategy<Value> {
-    (method_name(), params(), envelope())
+pub fn notification(m: &Material) -> BoxedStrategy<Value> {
+    (method_name(), params(m), envelope())
         .prop_map(|(m, p, e)| message(None, m, with_envelope(p, e)))
         .boxed()
 }
 
 /// A message with one envelope defect: `jsonrpc` wrong or missing, `method` not a string,
 /// `params` not structured, both `result` and `error`, nothing to classify.
-pub fn bad_envelope() -> BoxedStrategy<Value> {
-    (id(), request(), 0u8..7)
+pub fn bad_envelope(m: &Material) -> BoxedStrategy<Value> {
+    (id(), request(m), 0u8..7)
         .prop_map(|(id, mut m, defect)| {
             if let Value::Object(obj) = &mut m {
                 match defect {
@@ -363,22 +495,34 @@ pub fn client_response() -> BoxedStrategy<Value> {
 }
 
 /// A JSON array of messages (empty included).
-pub fn batch() -> BoxedStrategy<Value> {
-    vec(prop_oneof![request(), notification()], 0..3)
+pub fn batch(m: &Material) -> BoxedStrategy<Value> {
+    vec(prop_oneof![request(m), notification(m)], 0..3)
         .prop_map(Value::Array)
         .boxed()
 }
 
 /// Huge strings, long arrays and nesting past common recursion limits.
-pub fn huge_or_deep() -> BoxedStrategy<Vec<u8>> {
+pub fn huge_or_deep(m: &Material) -> BoxedStrategy<Vec<u8>> {
+    // A huge argument for the first allowed tool (its first argument), else the nonexistent one.
+    let (tool, argument) = m.tools.first().map_or_else(
+        || (NONEXISTENT_TOOL.to_owned(), "text".to_owned()),
+        |t| {
+            let argument = t
+                .arguments
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "text".into());
+            (t.name.clone(), argument)
+        },
+    );
     prop_oneof![
-        (1usize..200_000).prop_map(|n| {
+        (1usize..200_000).prop_map(move |n| {
             let text = "x".repeat(n);
             message(
                 Some(json!(1)),
                 method::TOOLS_CALL.into(),
                 with_envelope(
-                    Some(json!({"name": "echo", "arguments": {"text": text}})),
+                    Some(json!({"name": tool, "arguments": { argument.as_str(): text }})),
                     Some(modern_meta()),
                 ),
             )
@@ -469,11 +613,12 @@ mod tests {
 
     #[test]
     fn lines_have_no_newlines() {
-        let seeds = Arc::new(vec![
-            br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec(),
-        ]);
+        let material = Arc::new(Material {
+            seeds: vec![br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec()],
+            ..Material::default()
+        });
         let mut runner = TestRunner::deterministic();
-        let strategy = case(seeds);
+        let strategy = case(material);
         for _ in 0..200 {
             let case = strategy
                 .new_tree(&mut runner)
