@@ -110,3 +110,68 @@ fn an_allowed_tool_is_called_and_its_crash_found() {
         run.stdout
     );
 }
+
+/// Live processes (not zombies) whose command line holds `marker`.
+fn processes_with(marker: &str) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+                s.rsplit(')')
+                    .next()
+                    .is_some_and(|r| r.trim_start().starts_with('Z'))
+            });
+            !zombie && cmdline.split(|b| *b == 0).any(|a| a == marker.as_bytes())
+        })
+        .collect()
+}
+
+#[test]
+fn ctrl_c_ends_the_run_and_every_server_process_it_started() {
+    let marker = format!("mcpspec-fuzz-ctrl-c-{}", std::process::id());
+    let script = support::repo_root().join("fixtures/scripted/tool_trap.py");
+    let out = std::env::temp_dir().join(&marker);
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mcpspec"))
+        .args(["fuzz", "--seed", "2", "--time", "60", "--out"])
+        .arg(&out)
+        .arg("--")
+        .arg("python3")
+        .arg(&script)
+        .arg(&marker)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Fuzzing is under way once the shared process and the warm spare run (at most 20 s).
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while processes_with(&marker).len() < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!processes_with(&marker).is_empty(), "no server was started");
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("mcpspec fuzz did not end within 10 s of Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    // The servers' process groups were killed as the run ended; give the kernel a moment.
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    while !processes_with(&marker).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(processes_with(&marker), Vec::<u32>::new(), "survivors");
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -20,6 +20,8 @@ const OK: u8 = 0;
 const FOUND: u8 = 1;
 const USAGE: u8 = 2;
 const TARGET: u8 = 3;
+/// Ctrl-C, as a shell reports a process ended by SIGINT.
+const INTERRUPTED: u8 = 130;
 
 /// `mcpspec fuzz`.
 #[derive(Args, Debug)]
@@ -173,7 +175,7 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         args.time.as_secs_f64()
     );
     let tty = std::io::stderr().is_terminal();
-    let result = runtime.block_on(async {
+    let work = async {
         options.exec.startup_allowance = calibrate(&target, args.max_message).await?;
         let how = super::material::gather(
             &target,
@@ -210,14 +212,26 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
             }
         })
         .await
+    };
+    // Ctrl-C ends the run; dropping the unfinished work kills every server process it
+    // started (each connection's process group).
+    let result = runtime.block_on(async {
+        tokio::select! {
+            r = work => Some(r),
+            _ = tokio::signal::ctrl_c() => None,
+        }
     });
     drop(runtime);
     if tty {
         errln!();
     }
     let report = match result {
-        Ok(r) => r,
-        Err(e) => {
+        None => {
+            errln!("mcpspec fuzz: interrupted; every server process it started is stopped");
+            return INTERRUPTED;
+        }
+        Some(Ok(r)) => r,
+        Some(Err(e)) => {
             errln!("mcpspec: {e}");
             return TARGET;
         }
@@ -379,8 +393,14 @@ fn replay_target(args: &ReplayArgs, record: Option<&Record>) -> Result<Target, S
     ))
 }
 
-/// How long a fresh server takes to answer its first `ping`, doubled (zero in memory). This is
-/// the start-up allowance every case gets; a target that cannot be spawned is an error.
+/// The least start-up allowance of a command: a fresh process on a loaded machine can take
+/// seconds longer to start than it did when measured, and a slow start is not a hang. Only
+/// fresh connections wait for it (confirming and shrinking), so it costs little.
+const MIN_STARTUP_ALLOWANCE: Duration = Duration::from_secs(2);
+
+/// How long a fresh server takes to answer its first `ping`, doubled, and at least
+/// [`MIN_STARTUP_ALLOWANCE`] (zero in memory). This is the start-up allowance every case gets;
+/// a target that cannot be spawned is an error.
 async fn calibrate(
     target: &Target,
     max_message: usize,
@@ -397,7 +417,7 @@ async fn calibrate(
     line.push(b'\n');
     if transport.send(&line, limit).await.is_ok() {
         if let crate::transport::Recv::Line(_) = transport.recv(limit).await {
-            return Ok(started.elapsed() * 2);
+            return Ok((started.elapsed() * 2).max(MIN_STARTUP_ALLOWANCE));
         }
     }
     errln!("mcpspec fuzz: the server did not answer a first `ping` within 10 s");

@@ -216,9 +216,15 @@ impl Session {
         case: &[Vec<u8>],
         options: &ExecOptions,
     ) -> Result<CaseResult, StartError> {
-        let mut transport = match self.shared.take() {
-            Some(t) => t,
-            None => self.fresh(target, options)?,
+        // A server that has answered a probe is up: only a new connection's first case gets
+        // the start-up allowance.
+        let warm = ExecOptions {
+            startup_allowance: Duration::ZERO,
+            ..options.clone()
+        };
+        let (mut transport, options) = match self.shared.take() {
+            Some(t) => (t, &warm),
+            None => (self.fresh(target, options)?, options),
         };
         // Nothing waits for late extras once the case is complete: a stray reply shows up in
         // a later case, as a violation that must then recur on a fresh connection.
