@@ -312,7 +312,7 @@ pub fn check_output(config: &Config, input: &[u8], output: &[u8]) -> Result<(), 
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut legacy_session = false;
     for line in text.lines() {
-        let value: Value = serde_json::from_str(line)
+        let value: Value = serde_json::from_slice(line.as_bytes())
             .map_err(|e| format!("output line is not JSON ({e}): {line:?}"))?;
         let replies = match value {
             Value::Array(items) => items,
@@ -335,7 +335,7 @@ pub fn check_output(config: &Config, input: &[u8], output: &[u8]) -> Result<(), 
                 continue;
             }
             let id = obj.get("id").cloned().unwrap_or(Value::Null);
-            let key = id.to_string();
+            let key = key(&id);
             *seen.entry(key.clone()).or_default() += 1;
             match (obj.get("result"), obj.get("error")) {
                 (Some(result), None) => {
@@ -394,6 +394,12 @@ pub fn check_output(config: &Config, input: &[u8], output: &[u8]) -> Result<(), 
     Ok(())
 }
 
+/// An id as the key of the reply counts: its compact JSON text (what `Display` gives), through
+/// the serializer the server's encoder uses.
+fn key(id: &Value) -> String {
+    serde_json::to_string(id).unwrap_or_default()
+}
+
 /// Error codes the reference server emits (faults aside).
 fn allowed_code(code: i64) -> bool {
     matches!(
@@ -410,7 +416,7 @@ fn allowed_code(code: i64) -> bool {
 
 fn expectations(config: &Config, input: &[u8]) -> Expected {
     let mut e = Expected::default();
-    let null = Value::Null.to_string();
+    let null = key(&Value::Null);
     let mut lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
     if input.ends_with(b"\n") {
         lines.pop();
@@ -425,21 +431,21 @@ fn expectations(config: &Config, input: &[u8]) -> Expected {
         }
         match wire::decode(line, &config.faults) {
             Inbound::ParseError(_) => *e.required.entry(null.clone()).or_default() += 1,
-            Inbound::Invalid { id, .. } => *e.required.entry(id.to_string()).or_default() += 1,
+            Inbound::Invalid { id, .. } => *e.required.entry(key(&id)).or_default() += 1,
             Inbound::Batch(items) => {
                 // Rejected whole (one null-id error) or answered element by element.
                 *e.optional.entry(null.clone()).or_default() += 1;
                 for item in items {
                     let key = match wire::classify(item, &config.faults) {
-                        Inbound::Invalid { id, .. } => id.to_string(),
-                        Inbound::Message(Message::Request { id, .. }) => id.to_string(),
+                        Inbound::Invalid { id, .. } => key(&id),
+                        Inbound::Message(Message::Request { id, .. }) => key(id.as_json()),
                         _ => continue,
                     };
                     *e.optional.entry(key).or_default() += 1;
                 }
             }
             Inbound::Message(Message::Request { id, method, .. }) => {
-                let key = id.to_string();
+                let key = key(id.as_json());
                 *e.required.entry(key.clone()).or_default() += 1;
                 e.methods.entry(key).or_default().push(method);
             }
@@ -702,7 +708,8 @@ impl Step {
                 return bytes.iter().copied().filter(|&b| b != b'\n').collect();
             }
         };
-        value.to_string().into_bytes()
+        // Compact, like `value.to_string()`, through the serializer the server's encoder uses.
+        serde_json::to_vec(&value).unwrap_or_default()
     }
 }
 
