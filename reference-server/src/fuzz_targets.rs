@@ -311,12 +311,19 @@ pub fn check_output(config: &Config, input: &[u8], output: &[u8]) -> Result<(), 
     let text = std::str::from_utf8(output).map_err(|e| format!("output is not UTF-8: {e}"))?;
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut legacy_session = false;
+    // The previous line and its parse: a line the same as the one before (one parse error per
+    // bad input line, typically) is not parsed again.
+    let mut previous: Option<(&str, Value)> = None;
     for line in text.lines() {
-        let value: Value = serde_json::from_slice(line.as_bytes())
-            .map_err(|e| format!("output line is not JSON ({e}): {line:?}"))?;
+        let value = match previous.take() {
+            Some((before, value)) if before == line => value,
+            _ => serde_json::from_slice(line.as_bytes())
+                .map_err(|e| format!("output line is not JSON ({e}): {line:?}"))?,
+        };
+        let value = &previous.insert((line, value)).1;
         let replies = match value {
-            Value::Array(items) => items,
-            other => vec![other],
+            Value::Array(items) => items.as_slice(),
+            other => std::slice::from_ref(other),
         };
         for reply in replies {
             let Value::Object(obj) = &reply else {
