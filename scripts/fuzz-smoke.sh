@@ -21,7 +21,7 @@ if [[ "${1:-}" == "--expect-crash" ]]; then
 fi
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
-    targets=(codec sse dispatch structured)
+    targets=(codec sse dispatch structured transport)
 fi
 
 if ! cargo fuzz --version 2>/dev/null | grep -q '0\.13\.2'; then

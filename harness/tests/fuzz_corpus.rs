@@ -1,5 +1,5 @@
-//! Replays the fuzz seeds and every committed regression (fixtures/fuzz/) through the three
-//! in-process targets and the black-box oracles, so plain `cargo test` guards past crashes and
+//! Replays the fuzz seeds and every committed regression (fixtures/fuzz/) through every
+//! in-process target and the black-box oracles, so plain `cargo test` guards past crashes and
 //! past false positives without cargo-fuzz.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -40,6 +40,11 @@ fn in_process_targets_hold_on_the_corpus_and_regressions() {
         }
         mcp_reference_server::fuzz_targets::dispatch_invariants(&bytes)
             .unwrap_or_else(|e| panic!("dispatch, {name}: {e}"));
+        mcp_reference_server::fuzz_targets::transport_invariants(&bytes)
+            .unwrap_or_else(|e| panic!("transport, {name}: {e}"));
+        // The in-memory targets judge what the transport writes.
+        mcp_reference_server::fuzz_targets::paths_agree(Default::default(), &bytes)
+            .unwrap_or_else(|e| panic!("paths, {name}: {e}"));
         mcp_reference_server::fuzz_targets::structured_invariants(&bytes)
             .unwrap_or_else(|e| panic!("structured, {name}: {e}"));
     }

@@ -64,7 +64,8 @@ proptest! {
             input.push(b'\n');
         }
         let config = mcp_reference_server::Config::default();
-        prop_assert_eq!(mcp_reference_server::fuzz_targets::serve_and_check(config, &input), Ok(()));
+        prop_assert_eq!(mcp_reference_server::fuzz_targets::serve_and_check(config.clone(), &input), Ok(()));
+        prop_assert_eq!(mcp_reference_server::fuzz_targets::paths_agree(config, &input), Ok(()));
     }
 
     #[test]
@@ -72,6 +73,10 @@ proptest! {
         bytes in proptest::collection::vec(any::<u8>(), 0..512)
     ) {
         prop_assert_eq!(mcp_reference_server::fuzz_targets::structured_invariants(&bytes), Ok(()));
+        if let Some(session) = mcp_reference_server::fuzz_targets::Session::from_bytes(&bytes) {
+            let (config, input) = session.render(mcp_reference_server::Faults::none());
+            prop_assert_eq!(mcp_reference_server::fuzz_targets::paths_agree(config, &input), Ok(()));
+        }
     }
 }
 

@@ -1,15 +1,36 @@
 //! Entry points for the cargo-fuzz targets (`fuzz/`) and the property tests; not a stable API.
-//! They drive the whole server through the crate root ([`crate::serve_stream`]), so they stand
-//! above every other module, like `main.rs`; no module of the crate uses them.
+//! They drive the whole server through the crate root ([`crate::serve_stream`],
+//! `Server::serve_memory`), so they stand above every other module, like `main.rs`; no module
+//! of the crate uses them.
 //!
-//! Two inputs drive the server, both in memory and bounded in wall time:
+//! Three inputs drive the server, all in memory and bounded in wall time:
 //!
 //! - [`dispatch_invariants`]: raw bytes, served as newline-delimited input (decode + dispatch);
 //! - [`structured_invariants`]: bytes read through [`arbitrary`] as a [`Session`] of typed
 //!   messages (era selection, the `_meta` envelope ladder, the legacy handshake, probe
-//!   directives, tool calls with odd arguments), rendered to lines and served.
+//!   directives, tool calls with odd arguments), rendered to lines and served;
+//! - [`transport_invariants`]: raw bytes, like `dispatch`, but through the stdio transport end
+//!   to end ([`crate::serve_stream`] on duplex pipes: async framing, the writer's stream, EOF).
 //!
-//! Both check the server's invariants on what it wrote ([`check_output`]): it did not panic or
+//! # Two ways to serve, one runtime
+//!
+//! [`serve_in_memory`] (the `dispatch` and `structured` targets) cuts the input into lines in
+//! memory and runs the stdio transport's own reader loop and writer on them (`initialize`
+//! inline, everything else concurrent, batches, the EOF grace, the faults the reader acts
+//! out, the encoder), writing into a `Vec`: no pipe, no task, no async framing. What the
+//! invariants judge (the bytes the writer produced for these lines) is what the transport
+//! writes for them; `paths_agree` (used by the tests) compares the two byte for byte.
+//! [`serve`] (the `transport` target) goes through [`crate::serve_stream`] on duplex pipes: it
+//! keeps the parts only a byte stream has (lines assembled from reads, the output stream
+//! closing) under the fuzzer.
+//!
+//! Both run on one current-thread runtime per thread (the fuzzing process has one), built once
+//! with the time driver only (nothing here does I/O on the OS), so an input costs what the
+//! server does with it. Every serve is bounded by [`SERVE_LIMIT`] of wall time on that
+//! runtime's clock: a stall is a finding. A panic in the server is caught and reported (under
+//! libFuzzer its panic hook aborts first, which is the crash it reports).
+//!
+//! All check the server's invariants on what it wrote ([`check_output`]): it did not panic or
 //! stall; every output line is one JSON value; every request got exactly one reply with its id
 //! and every unparseable or invalid line one error; notifications and client responses got
 //! none; error codes are ones this server may emit; server->client requests only follow a
@@ -17,7 +38,10 @@
 //! functions panic on a violation, which is what a fuzz target reports.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::OnceLock;
+use std::task::Poll;
 use std::time::Duration;
 
 use arbitrary::{Arbitrary, Unstructured};
@@ -30,7 +54,7 @@ use crate::protocol::{code, meta, method, version};
 use crate::wire::{self, Inbound, Message};
 
 /// The wall-time bound on one serve: a stall past it is a finding.
-const SERVE_LIMIT: Duration = Duration::from_secs(5);
+pub const SERVE_LIMIT: Duration = Duration::from_secs(5);
 /// The most steps one structured session renders.
 const MAX_STEPS: usize = 24;
 /// The environment variable naming faults (comma-separated) the fuzz targets switch on.
@@ -52,8 +76,35 @@ pub struct Served {
     pub stalled: bool,
 }
 
-/// Serves `input` (then EOF) and returns everything written, bounded by 5 s of wall time. A
-/// panic in the server is re-raised here.
+thread_local! {
+    /// This thread's runtime: current-thread, time driver only, built on first use.
+    static RUNTIME: std::io::Result<tokio::runtime::Runtime> =
+        tokio::runtime::Builder::new_current_thread().enable_time().build();
+}
+
+/// Runs `future` to completion on this thread's runtime (see the module doc).
+fn block_on<F: Future>(future: F) -> std::io::Result<F::Output> {
+    RUNTIME.with(|runtime| match runtime {
+        Ok(runtime) => Ok(runtime.block_on(future)),
+        Err(e) => Err(std::io::Error::new(e.kind(), e.to_string())),
+    })
+}
+
+/// `future`'s output, or the message of the panic that ended it.
+async fn catch_panic<F: Future>(future: F) -> Result<F::Output, String> {
+    let mut future = std::pin::pin!(future);
+    std::future::poll_fn(move |cx| {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(payload) => Poll::Ready(Err(panic_text(payload))),
+        }
+    })
+    .await
+}
+
+/// Serves `input` (then EOF) through the transport and returns everything written, bounded by
+/// [`SERVE_LIMIT`]. A panic in the server is re-raised here.
 pub fn serve_bytes(config: Config, input: &[u8]) -> std::io::Result<Vec<u8>> {
     let served = serve(config, input)?;
     if let Some(message) = served.panicked {
@@ -65,12 +116,10 @@ pub fn serve_bytes(config: Config, input: &[u8]) -> std::io::Result<Vec<u8>> {
     Ok(served.output)
 }
 
-/// Serves `input` (then EOF) on a fresh current-thread runtime; never panics itself.
+/// Serves `input` (then EOF) through the stdio transport ([`crate::serve_stream`] on duplex
+/// pipes) on this thread's runtime; never panics itself.
 pub fn serve(config: Config, input: &[u8]) -> std::io::Result<Served> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    Ok(runtime.block_on(async {
+    block_on(async {
         let (mut client_w, server_r) = tokio::io::duplex(1 << 16);
         let (server_w, mut client_r) = tokio::io::duplex(1 << 16);
         let server = tokio::spawn(crate::serve_stream(config, server_r, server_w));
@@ -97,7 +146,24 @@ pub fn serve(config: Config, input: &[u8]) -> std::io::Result<Served> {
             panicked,
             stalled,
         }
-    }))
+    })
+}
+
+/// Serves `input` (then its end) without the byte stream: the transport's reader loop and
+/// writer on lines cut in memory (see the module doc), on this thread's runtime, bounded by
+/// [`SERVE_LIMIT`]; never panics itself.
+pub fn serve_in_memory(config: Config, input: &[u8]) -> std::io::Result<Served> {
+    block_on(async {
+        let mut output = Vec::new();
+        let serving = catch_panic(crate::Server::new(config).serve_memory(input, &mut output));
+        // The server's own result (an exit or crash fault) shows in what it wrote.
+        let ended = tokio::time::timeout(SERVE_LIMIT, serving).await;
+        Served {
+            panicked: ended.as_ref().ok().and_then(|r| r.as_ref().err().cloned()),
+            stalled: ended.is_err(),
+            output,
+        }
+    })
 }
 
 fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
@@ -123,14 +189,18 @@ pub fn env_faults() -> Faults {
         .clone()
 }
 
-/// The raw-bytes target: serves `data` with the default config (plus [`env_faults`]) and
-/// checks the invariants.
-pub fn dispatch_invariants(data: &[u8]) -> Result<(), String> {
-    let config = Config {
+/// The config of the raw-bytes targets: the default, plus [`env_faults`].
+fn raw_config() -> Config {
+    Config {
         faults: env_faults(),
         ..Config::default()
-    };
-    serve_and_check(config, data)
+    }
+}
+
+/// The raw-bytes target: serves `data` in memory with the default config (plus
+/// [`env_faults`]) and checks the invariants.
+pub fn dispatch_invariants(data: &[u8]) -> Result<(), String> {
+    check_in_memory(raw_config(), data)
 }
 
 /// [`dispatch_invariants`], panicking on a violation (the cargo-fuzz target).
@@ -140,14 +210,14 @@ pub fn fuzz_dispatch(data: &[u8]) {
     }
 }
 
-/// The structure-aware target: `data` read as a [`Session`], rendered, served, checked.
-/// Input that does not make a session is not an error.
+/// The structure-aware target: `data` read as a [`Session`], rendered, served in memory,
+/// checked. Input that does not make a session is not an error.
 pub fn structured_invariants(data: &[u8]) -> Result<(), String> {
     let Ok(session) = Session::arbitrary_take_rest(Unstructured::new(data)) else {
         return Ok(());
     };
     let (config, input) = session.render(env_faults());
-    serve_and_check(config, &input)
+    check_in_memory(config, &input)
 }
 
 /// [`structured_invariants`], panicking on a violation (the cargo-fuzz target).
@@ -157,16 +227,71 @@ pub fn fuzz_structured(data: &[u8]) {
     }
 }
 
-/// Serves `input` and checks the invariants on the output.
+/// The transport target: `data` served through the stdio transport end to end with the
+/// default config (plus [`env_faults`]), invariants checked on the stream's output.
+pub fn transport_invariants(data: &[u8]) -> Result<(), String> {
+    check_through_transport(raw_config(), data)
+}
+
+/// [`transport_invariants`], panicking on a violation (the cargo-fuzz target).
+pub fn fuzz_transport(data: &[u8]) {
+    if let Err(violation) = transport_invariants(data) {
+        panic!("invariant violated: {violation}");
+    }
+}
+
+/// Serves `input` both ways (in memory, then through the transport) and checks the invariants
+/// on each output.
 pub fn serve_and_check(config: Config, input: &[u8]) -> Result<(), String> {
+    check_in_memory(config.clone(), input)?;
+    check_through_transport(config, input)
+}
+
+/// Serves `input` in memory ([`serve_in_memory`]) and checks the invariants on the output.
+pub fn check_in_memory(config: Config, input: &[u8]) -> Result<(), String> {
+    let served = serve_in_memory(config.clone(), input).map_err(|e| format!("no runtime: {e}"))?;
+    judge(&config, input, served)
+}
+
+/// Serves `input` through the transport ([`serve`]) and checks the invariants on the output.
+pub fn check_through_transport(config: Config, input: &[u8]) -> Result<(), String> {
     let served = serve(config.clone(), input).map_err(|e| format!("no runtime: {e}"))?;
+    judge(&config, input, served)
+}
+
+/// Serves `input` both ways and compares what was written: the fast path must write, byte for
+/// byte, what the transport writes (for inputs whose replies do not race a clock).
+pub fn paths_agree(config: Config, input: &[u8]) -> Result<(), String> {
+    let memory = serve_in_memory(config.clone(), input).map_err(|e| format!("no runtime: {e}"))?;
+    let stream = serve(config, input).map_err(|e| format!("no runtime: {e}"))?;
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    if memory.output != stream.output
+        || memory.panicked.is_some() != stream.panicked.is_some()
+        || memory.stalled != stream.stalled
+    {
+        return Err(format!(
+            "in memory: {:?} (panicked: {:?}, stalled: {}); through the transport: {:?} \
+             (panicked: {:?}, stalled: {})",
+            text(&memory.output),
+            memory.panicked,
+            memory.stalled,
+            text(&stream.output),
+            stream.panicked,
+            stream.stalled
+        ));
+    }
+    Ok(())
+}
+
+/// The invariants on one serve: no panic, no stall, then [`check_output`].
+fn judge(config: &Config, input: &[u8], served: Served) -> Result<(), String> {
     if let Some(message) = served.panicked {
         return Err(format!("the server panicked: {message}"));
     }
     if served.stalled {
         return Err("the server stalled (no EOF within 5 s)".into());
     }
-    check_output(&config, input, &served.output)
+    check_output(config, input, &served.output)
 }
 
 /// What one input line obliges the server to write.
@@ -186,12 +311,19 @@ pub fn check_output(config: &Config, input: &[u8], output: &[u8]) -> Result<(), 
     let text = std::str::from_utf8(output).map_err(|e| format!("output is not UTF-8: {e}"))?;
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut legacy_session = false;
+    // The previous line and its parse: a line the same as the one before (one parse error per
+    // bad input line, typically) is not parsed again.
+    let mut previous: Option<(&str, Value)> = None;
     for line in text.lines() {
-        let value: Value = serde_json::from_str(line)
-            .map_err(|e| format!("output line is not JSON ({e}): {line:?}"))?;
+        let value = match previous.take() {
+            Some((before, value)) if before == line => value,
+            _ => serde_json::from_slice(line.as_bytes())
+                .map_err(|e| format!("output line is not JSON ({e}): {line:?}"))?,
+        };
+        let value = &previous.insert((line, value)).1;
         let replies = match value {
-            Value::Array(items) => items,
-            other => vec![other],
+            Value::Array(items) => items.as_slice(),
+            other => std::slice::from_ref(other),
         };
         for reply in replies {
             let Value::Object(obj) = &reply else {
@@ -210,7 +342,7 @@ pub fn check_output(config: &Config, input: &[u8], output: &[u8]) -> Result<(), 
                 continue;
             }
             let id = obj.get("id").cloned().unwrap_or(Value::Null);
-            let key = id.to_string();
+            let key = key(&id);
             *seen.entry(key.clone()).or_default() += 1;
             match (obj.get("result"), obj.get("error")) {
                 (Some(result), None) => {
@@ -269,6 +401,12 @@ pub fn check_output(config: &Config, input: &[u8], output: &[u8]) -> Result<(), 
     Ok(())
 }
 
+/// An id as the key of the reply counts: its compact JSON text (what `Display` gives), through
+/// the serializer the server's encoder uses.
+fn key(id: &Value) -> String {
+    serde_json::to_string(id).unwrap_or_default()
+}
+
 /// Error codes the reference server emits (faults aside).
 fn allowed_code(code: i64) -> bool {
     matches!(
@@ -285,7 +423,7 @@ fn allowed_code(code: i64) -> bool {
 
 fn expectations(config: &Config, input: &[u8]) -> Expected {
     let mut e = Expected::default();
-    let null = Value::Null.to_string();
+    let null = key(&Value::Null);
     let mut lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
     if input.ends_with(b"\n") {
         lines.pop();
@@ -300,21 +438,21 @@ fn expectations(config: &Config, input: &[u8]) -> Expected {
         }
         match wire::decode(line, &config.faults) {
             Inbound::ParseError(_) => *e.required.entry(null.clone()).or_default() += 1,
-            Inbound::Invalid { id, .. } => *e.required.entry(id.to_string()).or_default() += 1,
+            Inbound::Invalid { id, .. } => *e.required.entry(key(&id)).or_default() += 1,
             Inbound::Batch(items) => {
                 // Rejected whole (one null-id error) or answered element by element.
                 *e.optional.entry(null.clone()).or_default() += 1;
                 for item in items {
                     let key = match wire::classify(item, &config.faults) {
-                        Inbound::Invalid { id, .. } => id.to_string(),
-                        Inbound::Message(Message::Request { id, .. }) => id.to_string(),
+                        Inbound::Invalid { id, .. } => key(&id),
+                        Inbound::Message(Message::Request { id, .. }) => key(id.as_json()),
                         _ => continue,
                     };
                     *e.optional.entry(key).or_default() += 1;
                 }
             }
             Inbound::Message(Message::Request { id, method, .. }) => {
-                let key = id.to_string();
+                let key = key(id.as_json());
                 *e.required.entry(key.clone()).or_default() += 1;
                 e.methods.entry(key).or_default().push(method);
             }
@@ -577,7 +715,8 @@ impl Step {
                 return bytes.iter().copied().filter(|&b| b != b'\n').collect();
             }
         };
-        value.to_string().into_bytes()
+        // Compact, like `value.to_string()`, through the serializer the server's encoder uses.
+        serde_json::to_vec(&value).unwrap_or_default()
     }
 }
 

@@ -273,6 +273,14 @@ impl Server {
         transport::stdio::serve(self.config, chain, input, output).await
     }
 
+    /// Serves `input`, held in memory, as a byte stream that ends after it, writing into
+    /// `output`: [`Server::serve`]'s reader loop and writer without the stream (no pipe, no
+    /// async framing, no task). The fuzz targets' fast path (see `fuzz_targets`).
+    pub(crate) async fn serve_memory(self, input: &[u8], output: &mut Vec<u8>) -> io::Result<()> {
+        let chain = self.chain();
+        transport::stdio::serve_memory(self.config, chain, input, output).await
+    }
+
     /// Serves streamable HTTP on `listener` (see [`http`]) until the future is dropped.
     pub async fn serve_http(self, listener: tokio::net::TcpListener) -> io::Result<()> {
         let (_stop, stop_rx) = tokio::sync::watch::channel(false);

@@ -212,20 +212,81 @@ impl Encoder {
             bytes.push(b'\n');
             return bytes;
         }
-        let value = self.json_of(msg);
-        let text = if self.faults.has(Fault::PrettyPrint) {
-            serde_json::to_string_pretty(&value)
-        } else {
-            serde_json::to_string(&value)
-        };
-        // Serializing a `Value` cannot fail (string keys only); fall back to a valid error.
-        let mut bytes = text
-            .unwrap_or_else(|_| {
-                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"encode"}}"#.into()
+        let mut bytes = if self.faults.has(Fault::PrettyPrint) {
+            // Serializing a `Value` cannot fail (string keys only); fall back to a valid error.
+            serde_json::to_vec_pretty(&self.json_of(msg)).unwrap_or_else(|_| {
+                br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"encode"}}"#.into()
             })
-            .into_bytes();
+        } else {
+            let mut bytes = Vec::with_capacity(128);
+            self.write_compact(&mut bytes, msg);
+            bytes
+        };
         bytes.push(b'\n');
         bytes
+    }
+
+    /// `msg` as compact JSON: the bytes of `serde_json::to_vec(&self.json_of(msg))`, written
+    /// member by member instead of building the object first.
+    fn write_compact(&mut self, out: &mut Vec<u8>, msg: &Outbound) {
+        let open: &[u8] = if self.faults.has(Fault::WrongJsonrpcVersionOut) {
+            br#"{"jsonrpc":"2""#
+        } else {
+            br#"{"jsonrpc":"2.0""#
+        };
+        match msg {
+            Outbound::Reply { id, outcome } => {
+                let id = self.reply_id(id);
+                out.extend_from_slice(open);
+                member(out, "id", &id);
+                match outcome {
+                    Ok(result) => member(out, "result", result),
+                    Err(error) => {
+                        if self.faults.has(Fault::ResultAndError) {
+                            out.extend_from_slice(br#","result":{}"#);
+                        }
+                        out.extend_from_slice(br#","error":{"code":"#);
+                        put(out, &error.code);
+                        member(out, "message", &error.message);
+                        if let Some(data) = &error.data {
+                            member(out, "data", data);
+                        }
+                        out.push(b'}');
+                    }
+                }
+            }
+            Outbound::Request { id, method, params } => {
+                out.extend_from_slice(open);
+                member(out, "id", id);
+                member(out, "method", method);
+                if let Some(params) = params {
+                    member(out, "params", params);
+                }
+            }
+            Outbound::Notification { method, params } => {
+                out.extend_from_slice(open);
+                member(out, "method", method);
+                if let Some(params) = params {
+                    member(out, "params", params);
+                }
+            }
+            Outbound::Batch(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    self.write_compact(out, item);
+                }
+                out.push(b']');
+                return;
+            }
+            Outbound::Raw(text) => {
+                put(out, text);
+                return;
+            }
+        }
+        out.push(b'}');
     }
 
     fn json_of(&mut self, msg: &Outbound) -> Value {
@@ -297,12 +358,89 @@ impl Encoder {
     }
 }
 
+/// Appends `,"name":` and `value` (compact JSON; `name` is a plain ASCII key).
+fn member<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, name: &str, value: &T) {
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":");
+    put(out, value);
+}
+
+/// Appends `value` as compact JSON. Writing into a `Vec` cannot fail, nor can serializing a
+/// `Value` (string keys only), a string or an integer.
+fn put<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let _ = serde_json::to_writer(&mut *out, value);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn none() -> Faults {
         Faults::none()
+    }
+
+    #[test]
+    fn the_compact_writer_writes_what_the_json_object_serializes_to() {
+        let reply = |id: Value, outcome| Outbound::Reply { id, outcome };
+        let messages = vec![
+            reply(
+                json!(1),
+                Ok(json!({"b": [1, 2.5, null], "a": {"z": "é\n\"", "y": true}})),
+            ),
+            reply(json!("7"), Err(RpcError::invalid_params("bad \"x\"\u{1}"))),
+            reply(
+                Value::Null,
+                Err(RpcError::internal("x").with_data(json!({"k": [1]}))),
+            ),
+            reply(json!(u64::MAX), Ok(json!({}))),
+            reply(json!(-3), Ok(json!([]))),
+            Outbound::Request {
+                id: json!("srv-1"),
+                method: "ping".into(),
+                params: None,
+            },
+            Outbound::Request {
+                id: json!("srv-2"),
+                method: "roots/list".into(),
+                params: Some(json!({"_meta": {}})),
+            },
+            Outbound::Notification {
+                method: "notifications/message".into(),
+                params: Some(json!({"level": "info", "data": "\u{7f}"})),
+            },
+            Outbound::Notification {
+                method: "n".into(),
+                params: None,
+            },
+            Outbound::Batch(vec![]),
+            Outbound::Batch(vec![
+                reply(json!(1), Ok(json!({}))),
+                reply(json!("2"), Err(RpcError::invalid_request("no"))),
+                Outbound::Raw("raw \"text\"".into()),
+            ]),
+        ];
+        let fault_sets = [
+            none(),
+            none().with(Fault::WrongJsonrpcVersionOut),
+            none().with(Fault::ResultAndError),
+            none().with(Fault::StaleReplyId),
+            none().with(Fault::IdAsNumber).with(Fault::IdAsString),
+        ];
+        for faults in fault_sets {
+            let mut compact = Encoder::new(faults.clone());
+            let mut object = Encoder::new(faults);
+            for msg in &messages {
+                let mut want = serde_json::to_vec(&object.json_of(msg)).unwrap();
+                want.push(b'\n');
+                let got = compact.encode(msg);
+                assert_eq!(
+                    String::from_utf8_lossy(&got),
+                    String::from_utf8_lossy(&want),
+                    "{msg:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -30,13 +30,34 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    serve_lines(config, chain, LineReader::new(input, MAX_LINE), output).await
+}
+
+/// Serves `input` as if it were a byte stream that ends after it, writing into `output`:
+/// the same reader loop and writer as [`serve`], with the lines cut from memory instead of
+/// read through the async framing (no pipe, no task). The fuzz targets' fast path.
+pub(crate) async fn serve_memory(
+    config: Config,
+    chain: Chain,
+    input: &[u8],
+    output: &mut Vec<u8>,
+) -> io::Result<()> {
+    serve_lines(config, chain, MemoryLines::new(input, MAX_LINE), output).await
+}
+
+/// The reader loop over `lines` and the single writer into `output`, until the lines end.
+async fn serve_lines<L, W>(config: Config, chain: Chain, lines: L, output: W) -> io::Result<()>
+where
+    L: LineSource,
+    W: AsyncWrite + Unpin,
+{
     let (tx, rx) = mpsc::unbounded_channel();
     let encoder = Encoder::new(config.faults.clone());
     let conn = Arc::new(Connection::new(config, tx));
     let (stop_tx, stop_rx) = oneshot::channel();
     let writer = write_loop(output, rx, stop_rx, encoder);
     let reader = async move {
-        let result = read_loop(conn, chain, input).await;
+        let result = read_loop(conn, chain, lines).await;
         let _ = stop_tx.send(());
         result
     };
@@ -57,9 +78,9 @@ enum Flow {
     Exit,
 }
 
-async fn read_loop<R>(conn: Arc<Connection>, chain: Chain, input: R) -> io::Result<()>
+async fn read_loop<L>(conn: Arc<Connection>, chain: Chain, mut lines: L) -> io::Result<()>
 where
-    R: AsyncRead + Unpin,
+    L: LineSource,
 {
     if conn.has(Fault::LogToStdout) {
         conn.send(Outbound::Raw(
@@ -69,7 +90,6 @@ where
     if conn.has(Fault::SlowStart) {
         tokio::time::sleep(SLOW_START).await;
     }
-    let mut lines = LineReader::new(input, MAX_LINE);
     let mut inflight = Inflight::default();
     loop {
         if conn.exit_requested() {
@@ -311,6 +331,53 @@ impl Inflight {
 enum Line {
     Bytes(Vec<u8>),
     TooLong,
+}
+
+/// Where the reader loop takes its lines from: the framing of a byte stream ([`LineReader`]),
+/// or a buffer already in memory ([`MemoryLines`]). `next_line` must be cancel-safe: the reader
+/// drops it unfinished whenever an in-flight request completes first.
+trait LineSource {
+    /// The next line without its newline; `None` at the end of the input.
+    async fn next_line(&mut self) -> io::Result<Option<Line>>;
+}
+
+impl<R: AsyncRead + Unpin> LineSource for LineReader<R> {
+    async fn next_line(&mut self) -> io::Result<Option<Line>> {
+        LineReader::next_line(self).await
+    }
+}
+
+/// The lines of a buffer, cut the way [`LineReader`] cuts the same bytes read from a stream
+/// that ends after them: at each newline, a last line without a newline counts, a line longer
+/// than `max` is [`Line::TooLong`].
+struct MemoryLines<'a> {
+    rest: &'a [u8],
+    max: usize,
+}
+
+impl<'a> MemoryLines<'a> {
+    fn new(input: &'a [u8], max: usize) -> Self {
+        Self { rest: input, max }
+    }
+}
+
+impl LineSource for MemoryLines<'_> {
+    // Nothing is taken before the first poll, and the first poll finishes: cancel-safe.
+    async fn next_line(&mut self) -> io::Result<Option<Line>> {
+        if self.rest.is_empty() {
+            return Ok(None);
+        }
+        let (line, rest) = match self.rest.iter().position(|&b| b == b'\n') {
+            Some(i) => (&self.rest[..i], &self.rest[i + 1..]),
+            None => (self.rest, &[][..]),
+        };
+        self.rest = rest;
+        Ok(Some(if line.len() > self.max {
+            Line::TooLong
+        } else {
+            Line::Bytes(line.to_vec())
+        }))
+    }
 }
 
 /// Newline framing with a cap per line. Cancel-safe: partial lines stay in `buf`.
