@@ -31,7 +31,7 @@ WRAP
 done
 
 lines_per_second() { # file seconds
-    awk -v n="$(wc -l < "$1")" -v s="$2" 'BEGIN { printf "%.0f", n / s }'
+    awk -v n="$(wc -l < "$1")" -v s="$2" 'BEGIN { printf "%.0f\n", n / s }'
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
@@ -45,11 +45,22 @@ for round in $(seq "$rounds"); do
     took=$(awk -v a="$start" -v b="$(date +%s%N)" 'BEGIN { print (b - a) / 1e9 }')
     lines_per_second "$scratch/mcpspec.lines" "$took" >> "$scratch/ours"
 
-    timeout -s INT "$window" "$scratch/mcp-fuzzer/bin/mcp-fuzzer" --mode all --protocol stdio \
+    # mcp-fuzzer has no time bound: its stdin lines are counted at the end of the window, then
+    # it is stopped (it keeps going for a while after SIGINT).
+    "$scratch/mcp-fuzzer/bin/mcp-fuzzer" --mode all --protocol stdio \
         --endpoint "$scratch/mcp-fuzzer.sh" --runs 1000000 --runs-per-type 1000000 \
-        > "$scratch/theirs.out" 2>&1 || true
-    pkill -f "$scratch/mcp-fuzzer.sh" 2>/dev/null || true
-    lines_per_second "$scratch/mcp-fuzzer.lines" "$window" >> "$scratch/theirs"
+        > "$scratch/theirs.out" 2>&1 &
+    theirs_pid=$!
+    sleep "$window"
+    cp "$scratch/mcp-fuzzer.lines" "$scratch/mcp-fuzzer.window" 2>/dev/null || : > "$scratch/mcp-fuzzer.window"
+    kill -KILL "$theirs_pid" 2>/dev/null || true
+    wait "$theirs_pid" 2>/dev/null || true
+    # Its server: the wrapper's children (tee and the interpreter), then the wrapper.
+    for wrapper in $(pgrep -f "$scratch/mcp-fuzzer.sh" || true); do
+        pkill -KILL -P "$wrapper" 2>/dev/null || true
+        kill -KILL "$wrapper" 2>/dev/null || true
+    done
+    lines_per_second "$scratch/mcp-fuzzer.window" "$window" >> "$scratch/theirs"
 
     python3 scripts/ceiling.py 3000 -- "$python" fixtures/servers/python/server.py >> "$scratch/ceiling"
 
