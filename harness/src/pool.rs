@@ -95,6 +95,9 @@ pub struct Processes {
     fresh_demand: AtomicI64,
     /// Ids of the liveness requests (never equal to an id a check assigns).
     liveness_ids: AtomicUsize,
+    /// Set when the server failed the pool's qualification (see [`Processes::qualify`]): why
+    /// shared checks run on fresh processes in this run after all.
+    unpooled: Mutex<Option<String>>,
 }
 
 /// How a shared process did after its check (see [`Processes::give_back`]).
@@ -122,6 +125,7 @@ impl Processes {
             spares: Mutex::new(VecDeque::new()),
             fresh_demand: AtomicI64::new(i64::try_from(fresh_demand).unwrap_or(i64::MAX)),
             liveness_ids: AtomicUsize::new(0),
+            unpooled: Mutex::new(None),
         };
         p.refill_spares();
         p
@@ -134,7 +138,57 @@ impl Processes {
     /// Whether shared checks run on pooled processes: `--isolation shared` and a stdio target
     /// (a command or the embedded server; an HTTP URL is one endpoint mcpspec does not start).
     pub fn pools(&self) -> bool {
-        self.mode == Mode::Shared && self.target.is_stdio()
+        self.mode == Mode::Shared
+            && self.target.is_stdio()
+            && self.unpooled.lock().is_ok_and(|u| u.is_none())
+    }
+
+    /// Why shared checks ran on fresh processes in this run, if the server failed the
+    /// qualification.
+    pub fn unpooled(&self) -> Option<String> {
+        self.unpooled.lock().ok().and_then(|u| u.clone())
+    }
+
+    /// The pool is only as good as the era's statelessness (META-3), so the server must show
+    /// it first: a new process must serve `first` (a modern request other than
+    /// `server/discover`, the one every pooled process has seen) as its very first message. If
+    /// it does, that process becomes the pool's first; if not, nothing is pooled in this run
+    /// (the checks judge the server, the pool only must not change their verdicts).
+    pub async fn qualify(&self, first: &str) {
+        if !self.pools() {
+            return;
+        }
+        let Ok(spawned) = self.spawn() else {
+            return;
+        };
+        let mut peer = Peer::new(
+            spawned.transport,
+            Recorder::default(),
+            1,
+            Era::Modern,
+            self.settings.clone(),
+        )
+        .spawned_at(spawned.at);
+        let reply = peer.call(request(first)).await;
+        let served = reply.result().is_some()
+            && reply
+                .frame()
+                .is_some_and(|f| !matches!(f.raw_id(), Some(Value::Null)));
+        if served && peer.drain_backlog().is_empty() {
+            if let (Some(transport), Ok(mut idle)) = (peer.into_transport(), self.idle.lock()) {
+                idle.push(Idle {
+                    transport,
+                    at: spawned.at,
+                    last_check: "the pool's first request",
+                });
+            }
+        } else if let Ok(mut u) = self.unpooled.lock() {
+            *u = Some(format!(
+                "a new process did not serve {first} as its first message ({}), so no process \
+                 is shared in this run (POL-21, META-3)",
+                reply.describe()
+            ));
+        }
     }
 
     fn spawn(&self) -> Result<Spawned, StartError> {
@@ -263,12 +317,14 @@ impl Processes {
                         ))
                     };
                 }
-                Incoming::Frame(f) => {
-                    if let Some(got) = f.raw_id() {
-                        outstanding.retain(|o| *o != got.to_string());
-                    }
+                // Another reply first: the server is answering, but the stream is not in step (a
+                // late reply of the check, or a reply under a wrong id): alive, not reused.
+                Incoming::Frame(f) if f.is_reply() => {
                     drained(rec, conn, &f);
+                    outstanding.push(id_text(&id));
+                    break AfterCheck::Alive;
                 }
+                Incoming::Frame(f) => drained(rec, conn, &f),
                 Incoming::TimedOut => {
                     break AfterCheck::Stopped(format!(
                         "the server stopped answering after this check: a liveness \

@@ -145,6 +145,10 @@ pub struct RunReport {
 pub struct Processes {
     pub started: usize,
     pub isolation: String,
+    /// Why `--isolation shared` shared no process in this run (the server failed the pool's
+    /// qualification), if it did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unpooled: Option<String>,
 }
 
 impl RunReport {
@@ -278,6 +282,9 @@ impl RunReport {
                 "{} {what} started (--isolation {})",
                 p.started, p.isolation
             );
+            if let Some(why) = &p.unpooled {
+                let _ = writeln!(out, "no process shared: {why}");
+            }
         }
         if s.unexpected > 0 {
             let _ = writeln!(out, "{} unexpected failure(s)", s.unexpected);

@@ -80,6 +80,7 @@ pub async fn run_observed(
             crate::pool::Mode::Fresh => "fresh",
         }
         .into(),
+        unpooled: report.processes.take().and_then(|p| p.unpooled),
     });
     Ok(report)
 }
@@ -140,6 +141,14 @@ async fn run_counted(
         options.isolation,
         fresh_demand,
     ));
+    let any_shared = checks.iter().any(|c| {
+        c.isolation == Isolation::Shared && unmet_need(c, &target, &facts, &check_options).is_none()
+    });
+    if any_shared && facts.modern() {
+        processes
+            .qualify(crate::checks::served_method(&facts))
+            .await;
+    }
 
     let mut handles = Vec::with_capacity(checks.len());
     for check in checks.iter().copied() {
@@ -186,12 +195,18 @@ async fn run_counted(
         observe(&result);
         results.push(result);
     }
-    Ok(RunReport::new(
+    let mut report = RunReport::new(
         &target,
         Negotiated::from_facts(&facts),
         results,
         started.elapsed(),
-    ))
+    );
+    report.processes = Some(crate::report::Processes {
+        started: 0,
+        isolation: String::new(),
+        unpooled: processes.unpooled(),
+    });
+    Ok(report)
 }
 
 /// What every check of a run shares.

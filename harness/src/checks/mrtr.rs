@@ -26,7 +26,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["MRTR-1", "POL-11"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern],
             description: "`server/discover` and the first page of every advertised list.",
             expectation: "no `resultType: \"input_required\"` (only tools/call, prompts/get and \

@@ -69,7 +69,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["STDIO-8", "RPC-2"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::Stdio],
             description: "Three requests sent back to back, before any reply.",
             expectation: "each reply carries its request's id and answers that request, once",
