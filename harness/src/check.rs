@@ -211,6 +211,8 @@ pub struct Scenario {
     returned: crate::pool::ReturnSlot,
     /// The connection number of the shared connection, when the check leased one.
     leased: Option<u32>,
+    /// The next connection is spawned now, not taken from the warm spares.
+    spawn_now: bool,
 }
 
 impl Scenario {
@@ -231,6 +233,7 @@ impl Scenario {
             isolation: Isolation::Fresh,
             returned: Default::default(),
             leased: None,
+            spawn_now: false,
         }
     }
 
@@ -299,6 +302,17 @@ impl Scenario {
         self.connect_as(Era::Modern).await
     }
 
+    /// As [`Scenario::connect_as`], on a server spawned now, never a warm spare: for a check
+    /// that times the start itself (the deadlock check's readiness window). A spare that waited
+    /// longer than the window would answer at once whenever it became ready, so the window could
+    /// not tell a slow start from a quick one; a spawn now is exactly as fair as before the pool.
+    pub async fn connect_spawned(&mut self, era: Era) -> Result<Peer, Outcome> {
+        self.spawn_now = true;
+        let peer = self.connect_as(era).await;
+        self.spawn_now = false;
+        peer
+    }
+
     pub async fn connect_as(&mut self, era: Era) -> Result<Peer, Outcome> {
         self.conns += 1;
         self.rec.record(
@@ -319,7 +333,7 @@ impl Scenario {
                 }
                 got
             }
-            Some(p) => p.fresh(),
+            Some(p) => p.fresh(!self.spawn_now),
             None => self
                 .target
                 .connect(self.settings.max_message)

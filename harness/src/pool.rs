@@ -16,7 +16,9 @@
 //! other checks ran, so an interpreter's start overlaps with work. At most [`SPARES`] wait at a
 //! time, and no more than the fresh connections the run still expects. A spare's start-up
 //! allowance is measured from its spawn ([`Spawned::at`]), and never shorter than an ordinary
-//! wait, so a check judging the start is neither helped nor hurt by the head start.
+//! wait. The deadlock checks, which time the start itself against a readiness window, spawn
+//! their process when they begin (`Scenario::connect_spawned`): a spare older than the window
+//! would answer at once whenever it became ready, so no window could be fair on it.
 //!
 //! With `--isolation fresh` nothing is pooled: every connection is a new spawn, as before.
 
@@ -226,10 +228,14 @@ impl Processes {
         }
     }
 
-    /// A fresh server: a warm spare when one waits, else a new spawn.
-    pub fn fresh(&self) -> Result<Spawned, StartError> {
+    /// A fresh server: a warm spare when one waits (and `spare` allows it), else a new spawn.
+    pub fn fresh(&self, spare: bool) -> Result<Spawned, StartError> {
         self.fresh_demand.fetch_sub(1, Ordering::Relaxed);
-        let spare = self.spares.lock().ok().and_then(|mut s| s.pop_front());
+        let spare = if spare {
+            self.spares.lock().ok().and_then(|mut s| s.pop_front())
+        } else {
+            None
+        };
         let got = match spare {
             Some(s) => Ok(s),
             None => self.spawn(),

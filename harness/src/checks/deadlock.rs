@@ -182,7 +182,8 @@ pub async fn detect(peer: &mut Peer, client_name: &str, startup: Option<Duration
 }
 
 async fn answers(s: &mut Scenario) -> Verdict {
-    let mut peer = s.connect_as(Era::Legacy).await?;
+    // Spawned now, not a warm spare: the readiness window times the start.
+    let mut peer = s.connect_spawned(Era::Legacy).await?;
     let startup = s.facts().startup;
     Ok(match detect(&mut peer, "mcpspec", startup).await {
         Detection::Answered(r) if r.result().is_some() => {

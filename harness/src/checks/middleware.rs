@@ -672,7 +672,8 @@ async fn veto_then_success(s: &mut Scenario) -> Verdict {
 }
 
 async fn deadlock_detected(s: &mut Scenario) -> Verdict {
-    let mut peer = s.connect_as(Era::Legacy).await?;
+    // Spawned now, not a warm spare: the readiness window times the start.
+    let mut peer = s.connect_spawned(Era::Legacy).await?;
     // The server's start-up is not what this check is about: a first `ping` gets the start-up
     // allowance, so the detection's own pre-initialize ping (3 s) meets a running server.
     let _ = peer.call(request(method::PING)).await;
