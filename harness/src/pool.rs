@@ -310,7 +310,9 @@ impl Processes {
         let mut peer = Peer::new(transport, private, 1, Era::Modern, self.settings.clone());
         peer.assume_heard();
         peer.send(request(method::DISCOVER).id(id.clone())).await;
-        let deadline = Instant::now() + self.settings.expect_timeout;
+        // The wait and one more as its grace (POL-24: a slow answer is an answer).
+        let wait = self.settings.expect_timeout * 2;
+        let deadline = Instant::now() + wait;
         let verdict = loop {
             match peer.next(deadline).await {
                 Incoming::Frame(f) if f.raw_id() == Some(&id) && !f.has_method() => {
@@ -335,7 +337,7 @@ impl Processes {
                     break AfterCheck::Stopped(format!(
                         "the server stopped answering after this check: a liveness \
                          server/discover got no reply within {}",
-                        crate::text::seconds(self.settings.expect_timeout)
+                        crate::text::seconds(wait)
                     ));
                 }
                 Incoming::Closed => {
