@@ -8,6 +8,7 @@
 #
 #   bash scripts/bench-isolation.sh            # RUNS=5
 #   RUNS=3 bash scripts/bench-isolation.sh
+#   PY_RUNS=3 bash scripts/bench-isolation.sh  # fewer runs of the (slow) Python SDK server
 #
 # A benchmark, not a test: it is not part of scripts/test.sh. Numbers depend on the machine and
 # on what else runs on it; the README's table says where it was measured.
@@ -15,6 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runs="${RUNS:-5}"
+py_runs="${PY_RUNS:-$runs}"
 py="$(bash scripts/python-venv.sh)"
 cargo build --release --locked -p mcpspec -p mcp-reference-server >&2
 mcpspec=target/release/mcpspec
@@ -27,9 +29,9 @@ median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]
 
 # bench NAME MODE CMD...: RUNS runs; writes $scratch/NAME-MODE-{wall,procs} and the last report
 bench() {
-    local name="$1" mode="$2"
-    shift 2
-    for i in $(seq "$runs"); do
+    local name="$1" mode="$2" n="$3"
+    shift 3
+    for i in $(seq "$n"); do
         local json="$scratch/$name-$mode-$i.json"
         local start end
         start=$(date +%s%N)
@@ -42,9 +44,9 @@ bench() {
     done
 }
 
-# same_verdicts NAME: whether every run of both modes gave the same kind for every check
+# same_verdicts NAME RUNS: whether every run of both modes gave the same kind for every check
 same_verdicts() {
-    python3 - "$scratch" "$1" "$runs" <<'EOF'
+    python3 - "$scratch" "$1" "$2" <<'EOF'
 import json, sys
 scratch, name, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 kinds = {}
@@ -62,17 +64,19 @@ print("yes" if not diff else f"NO ({len(diff)} differences)")
 EOF
 }
 
-bench reference shared "$reference"
-bench reference fresh "$reference"
-bench python-sdk shared "$py" fixtures/servers/python/server.py
-bench python-sdk fresh "$py" fixtures/servers/python/server.py
+bench reference shared "$runs" "$reference"
+bench reference fresh "$runs" "$reference"
+bench python-sdk shared "$py_runs" "$py" fixtures/servers/python/server.py
+bench python-sdk fresh "$py_runs" "$py" fixtures/servers/python/server.py
 
 echo
-echo "| server (stdio) | isolation | wall, median of $runs | processes started | same verdicts |"
+echo "| server (stdio) | isolation | wall (median) | processes started (median) | same verdicts (every run) |"
 echo "| --- | --- | --- | --- | --- |"
 status=0
 for name in reference python-sdk; do
-    same="$(same_verdicts "$name")"
+    n=$runs
+    [[ $name == python-sdk ]] && n=$py_runs
+    same="$(same_verdicts "$name" "$n")"
     [[ "$same" == yes ]] || status=1
     for mode in shared fresh; do
         wall=$(median <"$scratch/$name-$mode-wall")
@@ -82,5 +86,5 @@ for name in reference python-sdk; do
     done
 done
 echo
-echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
+echo "runs: $runs (reference), $py_runs (Python SDK); machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 exit "$status"
