@@ -341,6 +341,7 @@ impl Scenario {
                     transport,
                     at: tokio::time::Instant::now(),
                     warm: false,
+                    slot: None,
                 }),
         }
         .map_err(|e| Outcome::error(e.to_string()))?;
@@ -351,7 +352,8 @@ impl Scenario {
             era,
             self.settings.clone(),
         )
-        .spawned_at(spawned.at);
+        .spawned_at(spawned.at)
+        .holding(spawned.slot);
         if spawned.warm {
             peer.assume_heard();
         }

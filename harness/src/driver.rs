@@ -111,6 +111,8 @@ pub struct Peer {
     hand_back: Option<crate::pool::ReturnSlot>,
     /// Ids of requests sent and not answered yet (as JSON text; bounded), for the pool.
     outstanding: Vec<String>,
+    /// The server's place among the processes alive at once (POL-24), freed with the peer.
+    slot: crate::pool::Slot,
     /// The connection can no longer be handed to another check (closed, input closed, raw
     /// bytes or a failed write).
     broken: bool,
@@ -127,6 +129,7 @@ impl Drop for Peer {
         let back = crate::pool::Returned {
             transport: std::mem::replace(&mut self.transport, LineTransport::detached()),
             at: self.spawned,
+            slot: self.slot.take(),
             outstanding: std::mem::take(&mut self.outstanding),
             broken: self.broken || self.closed,
         };
@@ -184,8 +187,15 @@ impl Peer {
             spawned: Instant::now(),
             hand_back: None,
             outstanding: Vec::new(),
+            slot: None,
             broken: false,
         }
+    }
+
+    /// Holds the server's place among the processes alive at once until the peer is dropped.
+    pub fn holding(mut self, slot: crate::pool::Slot) -> Self {
+        self.slot = slot;
+        self
     }
 
     /// The server was spawned at `at` (a warm spare): its start-up allowance counts from then.

@@ -28,6 +28,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use crate::driver::{Incoming, Peer, Settings, request};
@@ -60,13 +61,20 @@ pub struct Spawned {
     pub at: Instant,
     /// A pooled process that has answered before (no start-up allowance applies).
     pub warm: bool,
+    /// Its place among the `--jobs` processes alive at once (POL-24), held as long as it lives.
+    pub slot: Slot,
 }
+
+/// A place among the `--jobs` processes the pool keeps alive at once (POL-24); `None` only for
+/// a check's second simultaneous connection when every place is taken by running checks.
+pub type Slot = Option<OwnedSemaphorePermit>;
 
 /// A pooled process: warm, and known to have answered.
 #[derive(Debug)]
 struct Idle {
     transport: LineTransport,
     at: Instant,
+    slot: Slot,
     /// The check that last ran on it, for what it leaves behind.
     last_check: &'static str,
 }
@@ -76,6 +84,7 @@ struct Idle {
 pub struct Returned {
     pub transport: LineTransport,
     pub at: Instant,
+    pub slot: Slot,
     /// Request ids the check sent that were never answered, as JSON text.
     pub outstanding: Vec<String>,
     /// The check broke the connection (it closed, a write failed): not reusable.
@@ -93,6 +102,9 @@ pub struct Processes {
     mode: Mode,
     idle: Mutex<Vec<Idle>>,
     spares: Mutex<VecDeque<Spawned>>,
+    /// `--jobs` places: every process the pool starts holds one while it lives, idle pooled
+    /// processes and spares included, so no more than `--jobs` are alive at once (POL-24).
+    slots: Arc<Semaphore>,
     /// Fresh connections the run still expects (spares beyond this would be wasted).
     fresh_demand: AtomicI64,
     /// Ids of the liveness requests (never equal to an id a check assigns).
@@ -117,6 +129,7 @@ impl Processes {
         target: Arc<Target>,
         settings: Arc<Settings>,
         mode: Mode,
+        jobs: usize,
         fresh_demand: usize,
     ) -> Self {
         let p = Processes {
@@ -125,11 +138,12 @@ impl Processes {
             mode,
             idle: Mutex::new(Vec::new()),
             spares: Mutex::new(VecDeque::new()),
+            slots: Arc::new(Semaphore::new(jobs.max(1))),
             fresh_demand: AtomicI64::new(i64::try_from(fresh_demand).unwrap_or(i64::MAX)),
             liveness_ids: AtomicUsize::new(0),
             unpooled: Mutex::new(None),
         };
-        p.refill_spares();
+        p.refill();
         p
     }
 
@@ -160,9 +174,10 @@ impl Processes {
         if !self.pools() {
             return;
         }
-        let Ok(spawned) = self.spawn() else {
+        let Ok(mut spawned) = self.spawn() else {
             return;
         };
+        let slot = spawned.slot.take();
         let mut peer = Peer::new(
             spawned.transport,
             Recorder::default(),
@@ -181,6 +196,7 @@ impl Processes {
                 idle.push(Idle {
                     transport,
                     at: spawned.at,
+                    slot,
                     last_check: "the pool's first request",
                 });
             }
@@ -193,13 +209,33 @@ impl Processes {
         }
     }
 
+    /// A new server in a free place, freeing one first if need be: a waiting spare, then an
+    /// idle pooled process, is ended to make room (a running check's process never is).
     fn spawn(&self) -> Result<Spawned, StartError> {
+        let slot = loop {
+            if let Ok(slot) = self.slots.clone().try_acquire_owned() {
+                break Some(slot);
+            }
+            let spare = self.spares.lock().ok().and_then(|mut s| s.pop_back());
+            if spare.is_some() {
+                continue;
+            }
+            let idle = self.idle.lock().ok().and_then(|mut i| i.pop());
+            if idle.is_none() {
+                break None;
+            }
+        };
+        self.spawn_in(slot)
+    }
+
+    fn spawn_in(&self, slot: Slot) -> Result<Spawned, StartError> {
         let at = Instant::now();
         let transport = self.target.connect(self.settings.max_message)?;
         Ok(Spawned {
             transport,
             at,
             warm: false,
+            slot,
         })
     }
 
@@ -213,15 +249,19 @@ impl Processes {
         SPARES.min(demand)
     }
 
-    /// Spawns spares up to what is wanted; a spawn failure leaves it to the next taker (who
-    /// then reports it).
-    fn refill_spares(&self) {
+    /// Spawns spares up to what is wanted, in free places only (a spare never ends another
+    /// process); a spawn failure leaves it to the next taker (who then reports it). The runner
+    /// calls this after every check, when a place may have come free.
+    pub fn refill(&self) {
         let wanted = self.spares_wanted();
         let Ok(mut spares) = self.spares.lock() else {
             return;
         };
         while spares.len() < wanted {
-            match self.spawn() {
+            let Ok(slot) = self.slots.clone().try_acquire_owned() else {
+                break;
+            };
+            match self.spawn_in(Some(slot)) {
                 Ok(s) => spares.push_back(s),
                 Err(_) => break,
             }
@@ -240,17 +280,22 @@ impl Processes {
             Some(s) => Ok(s),
             None => self.spawn(),
         };
-        self.refill_spares();
+        self.refill();
         got
     }
 
-    /// A process for a shared check: an idle pooled one, else a new one. What it wrote while
+    /// A process for a shared check: an idle pooled one, else a spare, else a new one (a
+    /// process new to the pool gets the start-up allowance as any other). What it wrote while
     /// idle is recorded into `rec` (the new check's transcript), marked as left over by the
     /// check before, and never reaches the check.
     pub async fn lease(&self, rec: &Recorder, conn: u32) -> Result<Spawned, StartError> {
         let idle = self.idle.lock().ok().and_then(|mut i| i.pop());
         let Some(mut idle) = idle else {
-            return self.spawn();
+            let spare = self.spares.lock().ok().and_then(|mut s| s.pop_front());
+            return match spare {
+                Some(s) => Ok(s),
+                None => self.spawn(),
+            };
         };
         let mut leftovers = Vec::new();
         // Only what is already buffered: a few milliseconds per line, no waiting.
@@ -282,6 +327,7 @@ impl Processes {
             transport: idle.transport,
             at: idle.at,
             warm: true,
+            slot: idle.slot,
         })
     }
 
@@ -298,6 +344,7 @@ impl Processes {
         let Returned {
             transport,
             at,
+            slot,
             mut outstanding,
             broken,
         } = back;
@@ -357,6 +404,7 @@ impl Processes {
                 idle.push(Idle {
                     transport,
                     at,
+                    slot,
                     last_check: check,
                 });
             }

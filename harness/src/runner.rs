@@ -139,6 +139,7 @@ async fn run_counted(
         target.clone(),
         settings.clone(),
         options.isolation,
+        options.jobs,
         fresh_demand,
     ));
     let any_shared = checks.iter().any(|c| {
@@ -150,8 +151,17 @@ async fn run_counted(
             .await;
     }
 
-    let mut handles = Vec::with_capacity(checks.len());
-    for check in checks.iter().copied() {
+    // With shared processes, the checks that share run first: the pool's processes then serve
+    // them back to back, and are ended once the fresh-process checks need their places (POL-24
+    // counts them). Results are still reported in catalogue order.
+    let mut order: Vec<usize> = (0..checks.len()).collect();
+    if processes.pools() {
+        order.sort_by_key(|&i| checks[i].isolation != Isolation::Shared);
+    }
+    let mut handles: Vec<Option<tokio::task::JoinHandle<CheckResult>>> =
+        (0..checks.len()).map(|_| None).collect();
+    for &i in &order {
+        let check = checks[i];
         let (target, settings, facts, check_options, permits, budget, processes) = (
             target.clone(),
             settings.clone(),
@@ -162,7 +172,7 @@ async fn run_counted(
             processes.clone(),
         );
         let counter = counter.clone();
-        handles.push(tokio::spawn(crate::target::counting_starts(
+        handles[i] = Some(tokio::spawn(crate::target::counting_starts(
             counter,
             async move {
                 let _permit = permits.acquire_owned().await;
@@ -180,7 +190,11 @@ async fn run_counted(
     }
     let mut results = Vec::with_capacity(handles.len());
     for (handle, check) in handles.into_iter().zip(checks) {
-        let mut result = match handle.await {
+        let joined = match handle {
+            Some(h) => h.await.map_err(|e| e.to_string()),
+            None => Err("it was never started".into()),
+        };
+        let mut result = match joined {
             Ok(r) => r,
             Err(e) => CheckResult::new(
                 check,
@@ -265,6 +279,8 @@ async fn run_one(check: Check, run: Run) -> CheckResult {
     // The scenario (and every server it started) is dropped here, before the next check runs.
     let transcript = scenario.transcript();
     drop(scenario);
+    // A place among the processes alive at once may have come free: a spare can start.
+    run.processes.refill();
     CheckResult::new(&check, outcome, started.elapsed(), transcript)
 }
 
