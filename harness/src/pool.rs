@@ -132,7 +132,7 @@ impl Processes {
         jobs: usize,
         fresh_demand: usize,
     ) -> Self {
-        let p = Processes {
+        Processes {
             target,
             settings,
             mode,
@@ -142,9 +142,9 @@ impl Processes {
             fresh_demand: AtomicI64::new(i64::try_from(fresh_demand).unwrap_or(i64::MAX)),
             liveness_ids: AtomicUsize::new(0),
             unpooled: Mutex::new(None),
-        };
-        p.refill();
-        p
+        }
+        // No spare yet: the first ones start when a check ends and frees a place, so a run of
+        // a single check (or a check that times its own start) never races a spare's start.
     }
 
     pub fn mode(&self) -> Mode {
