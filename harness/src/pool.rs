@@ -186,6 +186,9 @@ impl Processes {
             self.settings.clone(),
         )
         .spawned_at(spawned.at);
+        // One wait (with the start-up allowance of a new process), no late grace: a server too
+        // slow for it is simply not pooled, which costs time, never a verdict.
+        peer.set_late_grace(false);
         let reply = peer.call(request(first)).await;
         let served = reply.result().is_some()
             && reply
