@@ -147,7 +147,7 @@ async fn run_counted(
     });
     if any_shared && facts.modern() {
         processes
-            .qualify(crate::checks::served_method(&facts))
+            .qualify(crate::catalogue::served_method(&facts))
             .await;
     }
 

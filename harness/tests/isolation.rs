@@ -10,12 +10,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use std::sync::Arc;
 
 use mcp_reference_server::faults::Fault;
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 use mcpspec::pool::Mode;
 use mcpspec::{RunOptions, RunReport, Target};
 use tokio::sync::Semaphore;
@@ -24,7 +24,7 @@ use tokio::sync::Semaphore;
 const AT_ONCE: usize = 12;
 
 fn options(mode: Mode, probe_profile: bool) -> RunOptions {
-    let mut o = common::quick_options();
+    let mut o = support::quick_options();
     // Above the quick 0.7 s: hundreds of servers run at once here, and a reply near the wait
     // (a slow tool) must not turn late in one mode and not the other on load alone.
     o.settings.expect_timeout = std::time::Duration::from_millis(1500);
@@ -34,7 +34,7 @@ fn options(mode: Mode, probe_profile: bool) -> RunOptions {
 }
 
 fn target(faults: &[&str], probe_profile: bool) -> Target {
-    match common::reference_with(faults) {
+    match support::reference_with(faults) {
         Target::Embedded(mut config) => {
             config.probe_profile = probe_profile;
             Target::Embedded(config)
@@ -65,17 +65,17 @@ fn differences(shared: &RunReport, fresh: &RunReport) -> Vec<(String, String)> {
 }
 
 async fn both(faults: Vec<&'static str>, probe_profile: bool) -> (RunReport, RunReport) {
-    let checks: Vec<_> = catalogue()
+    let checks: Vec<_> = catalogue::all()
         .into_iter()
         .filter(|c| faults.is_empty() || c.isolation == mcpspec::check::Isolation::Shared)
         .collect();
-    let shared = common::run(
+    let shared = support::run(
         target(&faults, probe_profile),
         &checks,
         options(Mode::Shared, probe_profile),
     )
     .await;
-    let fresh = common::run(
+    let fresh = support::run(
         target(&faults, probe_profile),
         &checks,
         options(Mode::Fresh, probe_profile),

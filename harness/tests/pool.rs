@@ -7,32 +7,32 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use std::time::{Duration, Instant};
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 use mcpspec::pool::Mode;
 use mcpspec::report::CheckResult;
 use mcpspec::transcript::Event;
 use mcpspec::{Check, Kind, RunOptions, RunReport, Target};
 
 fn pooled(args: &[&str]) -> Target {
-    let script = common::repo_root().join("fixtures/scripted/pooled.py");
-    Target::command(common::venv_python().display().to_string())
+    let script = support::repo_root().join("fixtures/scripted/pooled.py");
+    Target::command(support::venv_python().display().to_string())
         .arg(script.display().to_string())
         .args(args.iter().map(|s| s.to_string()))
 }
 
 fn options(mode: Mode, jobs: usize) -> RunOptions {
-    let mut o = common::sdk_options();
+    let mut o = support::sdk_options();
     o.isolation = mode;
     o.jobs = jobs;
     o
 }
 
 fn shared_checks() -> Vec<Check> {
-    catalogue()
+    catalogue::all()
         .into_iter()
         .filter(|c| c.isolation == mcpspec::check::Isolation::Shared)
         .collect()
@@ -83,10 +83,10 @@ async fn a_crash_on_the_nth_request_is_charged_to_the_check_that_ran() {
     let checks = shared_checks();
     let args = ["--crash-on-request", "3", "--log", log_arg.as_str()];
     // One job: the order of requests on each pooled process is the catalogue's.
-    let shared = common::run(pooled(&args), &checks, options(Mode::Shared, 1)).await;
+    let shared = support::run(pooled(&args), &checks, options(Mode::Shared, 1)).await;
     let crashes_shared = std::fs::read_to_string(&log).unwrap_or_default();
     std::fs::remove_file(&log).ok();
-    let fresh = common::run(pooled(&args), &checks, options(Mode::Fresh, 1)).await;
+    let fresh = support::run(pooled(&args), &checks, options(Mode::Fresh, 1)).await;
     let crashes_fresh = std::fs::read_to_string(&log).unwrap_or_default();
     std::fs::remove_file(&log).ok();
 
@@ -150,10 +150,10 @@ async fn a_crash_on_the_nth_request_is_charged_to_the_check_that_ran() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_hang_after_one_method_is_charged_to_the_check_that_sent_it() {
-    let checks = catalogue();
+    let checks = catalogue::all();
     let args = ["--hang-after", "mcpspec/does-not-exist"];
-    let shared = common::run(pooled(&args), &checks, options(Mode::Shared, 2)).await;
-    let fresh = common::run(pooled(&args), &checks, options(Mode::Fresh, 2)).await;
+    let shared = support::run(pooled(&args), &checks, options(Mode::Shared, 2)).await;
+    let fresh = support::run(pooled(&args), &checks, options(Mode::Fresh, 2)).await;
     let unknown = shared
         .results
         .iter()
@@ -182,10 +182,10 @@ async fn a_hang_after_one_method_is_charged_to_the_check_that_sent_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_stray_notification_is_drained_into_the_check_that_caused_it_and_no_other() {
-    let checks = catalogue();
+    let checks = catalogue::all();
     let args = ["--stray-after", "mcpspec/does-not-exist"];
-    let shared = common::run(pooled(&args), &checks, options(Mode::Shared, 2)).await;
-    let fresh = common::run(pooled(&args), &checks, options(Mode::Fresh, 2)).await;
+    let shared = support::run(pooled(&args), &checks, options(Mode::Shared, 2)).await;
+    let fresh = support::run(pooled(&args), &checks, options(Mode::Fresh, 2)).await;
     let changed: Vec<&str> = changed(&shared, &fresh)
         .iter()
         .map(|r| r.id.as_str())
@@ -276,10 +276,10 @@ fn gone(marker: &str) -> Vec<u32> {
 }
 
 fn mcpspec_run(marker: &str, server_args: &[&str]) -> std::process::Child {
-    let script = common::repo_root().join("fixtures/scripted/pooled.py");
+    let script = support::repo_root().join("fixtures/scripted/pooled.py");
     std::process::Command::new(env!("CARGO_BIN_EXE_mcpspec"))
         .args(["run", "--jobs", "2", "--"])
-        .arg(common::venv_python())
+        .arg(support::venv_python())
         .arg(script)
         .args(["--no-parent-watch", "--marker", marker])
         .args(server_args)

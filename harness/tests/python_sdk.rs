@@ -8,21 +8,21 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn python_sdk_verdicts_are_stable_and_match_snapshot_and_baseline() {
-    let checks = catalogue();
+    let checks = catalogue::all();
     let run = |isolation| {
-        let mut options = common::python_options();
+        let mut options = support::python_options();
         options.isolation = isolation;
-        common::run(common::python_server(&[]), &checks, options)
+        support::run(support::python_server(&[]), &checks, options)
     };
     let mut report = run(mcpspec::pool::Mode::Shared).await;
     let fresh = run(mcpspec::pool::Mode::Fresh).await;
-    common::assert_same_outcomes(&report, &fresh, "Python SDK over stdio, shared then fresh");
+    support::assert_same_outcomes(&report, &fresh, "Python SDK over stdio, shared then fresh");
     let started = |r: &mcpspec::RunReport| r.processes.as_ref().map(|p| p.started);
     assert!(
         started(&report) < started(&fresh),
@@ -30,7 +30,7 @@ async fn python_sdk_verdicts_are_stable_and_match_snapshot_and_baseline() {
         started(&report),
         started(&fresh)
     );
-    common::assert_verdicts_against_baseline(
+    support::assert_verdicts_against_baseline(
         &mut report,
         "python-sdk-2.3.0.yaml",
         "verdicts-stdio",
