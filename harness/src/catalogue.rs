@@ -24,6 +24,8 @@ mod progress;
 mod subscriptions;
 mod support;
 
+pub(crate) use support::served_method;
+
 use crate::check::Check;
 
 /// Every check, in report order.

@@ -45,6 +45,21 @@ pub enum Need {
     AllowedTool,
 }
 
+/// Where a check runs (POL-21): on a process that earlier checks used, or on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isolation {
+    /// The check sends only well-formed, self-contained 2026-07-28 requests (full `_meta`
+    /// envelope, a version the server serves) on one modern connection and leaves nothing in
+    /// flight: the era is stateless (META-3), so a long-lived process serves it as well as a
+    /// fresh one. With `--isolation shared` it runs on the runner's process pool.
+    Shared,
+    /// Everything else: malformed input, envelope-less or foreign-version requests (a
+    /// dual-era server may read them as legacy, POL-19), process start or exit, stdout before
+    /// the first message, the legacy handshake, deadlock detection, era mixing, several
+    /// connections, listen streams. The default when unsure.
+    Fresh,
+}
+
 /// One conformance check.
 #[derive(Debug, Clone, Copy)]
 pub struct Check {
@@ -54,6 +69,8 @@ pub struct Check {
     pub requirements: &'static [&'static str],
     pub level: Level,
     pub era: Era,
+    /// Whether the check may share a process with other checks (POL-21).
+    pub isolation: Isolation,
     pub needs: &'static [Need],
     /// What is checked, one line.
     pub description: &'static str,
@@ -187,6 +204,15 @@ pub struct Scenario {
     options: Arc<CheckOptions>,
     rec: Recorder,
     conns: u32,
+    /// Where connections come from (the run's pool); `None`: a new spawn each time.
+    processes: Option<Arc<crate::pool::Processes>>,
+    isolation: Isolation,
+    /// Where the shared connection comes back when the check's peer is dropped.
+    returned: crate::pool::ReturnSlot,
+    /// The connection number of the shared connection, when the check leased one.
+    leased: Option<u32>,
+    /// The next connection is spawned now, not taken from the warm spares.
+    spawn_now: bool,
 }
 
 impl Scenario {
@@ -203,7 +229,35 @@ impl Scenario {
             options,
             rec: Recorder::default(),
             conns: 0,
+            processes: None,
+            isolation: Isolation::Fresh,
+            returned: Default::default(),
+            leased: None,
+            spawn_now: false,
         }
+    }
+
+    /// Takes connections from the run's pool: a [`Isolation::Shared`] check's first modern
+    /// connection is a pooled process, every other one a warm spare or a new spawn (POL-21).
+    pub fn with_processes(
+        mut self,
+        processes: Arc<crate::pool::Processes>,
+        isolation: Isolation,
+    ) -> Self {
+        self.processes = Some(processes);
+        self.isolation = isolation;
+        self
+    }
+
+    /// The shared connection the check's peer handed back (once it was dropped), with its
+    /// connection number.
+    pub fn take_returned(&self) -> Option<(crate::pool::Returned, u32)> {
+        let back = self.returned.lock().ok()?.take()?;
+        Some((back, self.leased?))
+    }
+
+    pub fn recorder(&self) -> &Recorder {
+        &self.rec
     }
 
     /// Draws the transcript on the run's shared budget (set by the runner).
@@ -248,6 +302,17 @@ impl Scenario {
         self.connect_as(Era::Modern).await
     }
 
+    /// As [`Scenario::connect_as`], on a server spawned now, never a warm spare: for a check
+    /// that times the start itself (the deadlock check's readiness window). A spare that waited
+    /// longer than the window would answer at once whenever it became ready, so the window could
+    /// not tell a slow start from a quick one; a spawn now is exactly as fair as before the pool.
+    pub async fn connect_spawned(&mut self, era: Era) -> Result<Peer, Outcome> {
+        self.spawn_now = true;
+        let peer = self.connect_as(era).await;
+        self.spawn_now = false;
+        peer
+    }
+
     pub async fn connect_as(&mut self, era: Era) -> Result<Peer, Outcome> {
         self.conns += 1;
         self.rec.record(
@@ -256,17 +321,47 @@ impl Scenario {
                 target: self.target.describe(),
             },
         );
-        let transport = self
-            .target
-            .connect(self.settings.max_message)
-            .map_err(|e| Outcome::error(e.to_string()))?;
-        Ok(Peer::new(
-            transport,
+        let shared = era == Era::Modern
+            && self.isolation == Isolation::Shared
+            && self.leased.is_none()
+            && self.conns == 1;
+        let spawned = match &self.processes {
+            Some(p) if shared && p.pools() => {
+                let got = p.lease(&self.rec, self.conns).await;
+                if got.is_ok() {
+                    self.leased = Some(self.conns);
+                }
+                got
+            }
+            Some(p) => p.fresh(!self.spawn_now),
+            None => self
+                .target
+                .connect(self.settings.max_message)
+                .map(|transport| crate::pool::Spawned {
+                    transport,
+                    at: tokio::time::Instant::now(),
+                    warm: false,
+                    slot: None,
+                }),
+        }
+        .map_err(|e| Outcome::error(e.to_string()))?;
+        let mut peer = Peer::new(
+            spawned.transport,
             self.rec.clone(),
             self.conns,
             era,
             self.settings.clone(),
-        ))
+        )
+        .spawned_at(spawned.at)
+        .holding(spawned.slot);
+        if spawned.warm {
+            peer.assume_heard();
+        }
+        Ok(if self.leased == Some(self.conns) {
+            peer.leased(self.returned.clone())
+        } else {
+            peer
+        })
     }
 
     /// The era a [`Need::AnyEra`] check speaks: modern when the server serves it, else legacy

@@ -18,6 +18,8 @@ pub mod exit {
     pub const FAILED: u8 = 1;
     pub const USAGE: u8 = 2;
     pub const TARGET: u8 = 3;
+    /// Interrupted (Ctrl-C): 128 + SIGINT, as a shell reports it.
+    pub const INTERRUPTED: u8 = 130;
 }
 
 /// Prints `mcpspec: <message>` to stderr; the exit code of a usage error.

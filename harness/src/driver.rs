@@ -109,6 +109,39 @@ pub struct Peer {
     /// The HTTP exchange of the next line (HTTP targets).
     http_context: Option<crate::wire::HttpContext>,
     settings: Arc<Settings>,
+    /// When the server was spawned: the start-up allowance counts from here (a warm spare
+    /// spawned earlier has already had part of it).
+    spawned: Instant,
+    /// Where the connection goes when the peer is dropped (a shared process, POL-21).
+    hand_back: Option<crate::pool::ReturnSlot>,
+    /// Ids of requests sent and not answered yet (as JSON text; bounded), for the pool.
+    outstanding: Vec<String>,
+    /// The server's place among the processes alive at once (POL-24), freed with the peer.
+    slot: crate::pool::Slot,
+    /// The connection can no longer be handed to another check (closed, input closed, raw
+    /// bytes or a failed write).
+    broken: bool,
+}
+
+/// Outstanding ids kept per connection; past this the connection counts as broken.
+const MAX_OUTSTANDING: usize = 1024;
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let Some(slot) = self.hand_back.take() else {
+            return;
+        };
+        let back = crate::pool::Returned {
+            transport: std::mem::replace(&mut self.transport, LineTransport::detached()),
+            at: self.spawned,
+            slot: self.slot.take(),
+            outstanding: std::mem::take(&mut self.outstanding),
+            broken: self.broken || self.closed,
+        };
+        if let Ok(mut slot) = slot.lock() {
+            *slot = Some(back);
+        }
+    }
 }
 
 impl std::fmt::Debug for Peer {
@@ -156,7 +189,47 @@ impl Peer {
             late_grace: true,
             http_context: None,
             settings,
+            spawned: Instant::now(),
+            hand_back: None,
+            outstanding: Vec::new(),
+            slot: None,
+            broken: false,
         }
+    }
+
+    /// Holds the server's place among the processes alive at once until the peer is dropped.
+    pub fn holding(mut self, slot: crate::pool::Slot) -> Self {
+        self.slot = slot;
+        self
+    }
+
+    /// The server was spawned at `at` (a warm spare): its start-up allowance counts from then.
+    pub fn spawned_at(mut self, at: Instant) -> Self {
+        self.spawned = at;
+        self
+    }
+
+    /// A connection to a pooled process: handed back into `slot` when the peer is dropped.
+    pub fn leased(mut self, slot: crate::pool::ReturnSlot) -> Self {
+        self.hand_back = Some(slot);
+        self
+    }
+
+    /// Treats the server as up (it answered on an earlier connection): no start-up allowance.
+    pub fn assume_heard(&mut self) {
+        self.heard = true;
+    }
+
+    /// The transport, for the pool to keep; `None` once the peer broke the connection.
+    pub fn into_transport(mut self) -> Option<LineTransport> {
+        if self.broken || self.closed {
+            return None;
+        }
+        self.hand_back = None;
+        Some(std::mem::replace(
+            &mut self.transport,
+            LineTransport::detached(),
+        ))
     }
 
     pub fn settings(&self) -> &Settings {
@@ -172,9 +245,19 @@ impl Peer {
     /// Sends a frame; returns the id it carried (as JSON), if any. A failed write is recorded
     /// and shows up as a closed peer on the next expectation.
     pub async fn send(&mut self, out: Outgoing) -> Option<Value> {
+        if matches!(out.body, builder::Body::Raw(_)) {
+            self.broken = true;
+        }
         let (bytes, id) = out.render(self.next_id, self.era == Era::Modern);
         if matches!(id, Some(Value::Number(ref n)) if n.as_i64() == Some(self.next_id)) {
             self.next_id += 1;
+        }
+        if let Some(id) = &id {
+            if self.outstanding.len() < MAX_OUTSTANDING {
+                self.outstanding.push(id.to_string());
+            } else {
+                self.broken = true;
+            }
         }
         self.send_bytes(&bytes).await;
         id
@@ -191,6 +274,7 @@ impl Peer {
         self.rec.record(self.conn, event);
         let deadline = Instant::now() + self.settings.expect_timeout;
         if let Err(e) = self.transport.send(bytes, deadline).await {
+            self.broken = true;
             self.rec.record(
                 self.conn,
                 Event::SendFailed {
@@ -263,6 +347,10 @@ impl Peer {
             self.heard = true;
             if frame.is_reply() {
                 self.answered = true;
+                if let Some(id) = frame.raw_id() {
+                    let id = id.to_string();
+                    self.outstanding.retain(|o| *o != id);
+                }
             }
             if frame.http.is_none() {
                 frame.http = self.http_context.take();
@@ -366,11 +454,16 @@ impl Peer {
     }
 
     /// `wait`, plus the start-up allowance while the server has not written anything yet.
+    /// Counted from the spawn: a warm spare spawned earlier has had part of it already, and
+    /// never gets less than `wait`.
     fn allow_startup(&self, wait: Duration) -> Duration {
         if self.heard {
             wait
         } else {
-            wait + self.settings.startup_timeout
+            let since_spawn = self.spawned.elapsed();
+            (wait + self.settings.startup_timeout)
+                .saturating_sub(since_spawn)
+                .max(wait)
         }
     }
 
@@ -691,6 +784,7 @@ impl Peer {
 
     /// Closes the server's input (EOF on its stdin).
     pub async fn close_input(&mut self) {
+        self.broken = true;
         self.rec.record(self.conn, Event::CloseInput);
         self.transport.close_input().await;
     }

@@ -40,6 +40,7 @@ pub mod fuzz_targets;
 pub mod negotiation;
 pub mod outcome;
 pub mod output;
+pub mod pool;
 pub mod preflight;
 pub mod protocol;
 pub mod report;

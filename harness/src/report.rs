@@ -137,6 +137,21 @@ pub struct RunReport {
     /// this reason and the run exits 3 (the target, not a check, failed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target_failure: Option<String>,
+    /// How many server processes the run started, and how checks were isolated (POL-21).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processes: Option<Processes>,
+}
+
+/// The run's server processes: how many were started (probes, pooled, fresh and spares), under
+/// which `--isolation`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Processes {
+    pub started: usize,
+    pub isolation: String,
+    /// Why `--isolation shared` shared no process in this run (the server failed the pool's
+    /// qualification), if it did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unpooled: Option<String>,
 }
 
 impl RunReport {
@@ -155,6 +170,7 @@ impl RunReport {
             summary: Summary::default(),
             duration_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
             target_failure: None,
+            processes: None,
         };
         report.summarize();
         report
@@ -258,6 +274,21 @@ impl RunReport {
             s.error,
             self.duration_ms as f64 / 1000.0
         );
+        if let Some(p) = &self.processes {
+            let what = if self.transport == "stdio" {
+                "server processes"
+            } else {
+                "servers"
+            };
+            let _ = writeln!(
+                out,
+                "{} {what} started (--isolation {})",
+                p.started, p.isolation
+            );
+            if let Some(why) = &p.unpooled {
+                let _ = writeln!(out, "no process shared: {why}");
+            }
+        }
         if s.unexpected > 0 {
             let _ = writeln!(out, "{} unexpected failure(s)", s.unexpected);
         }

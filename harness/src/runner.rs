@@ -3,12 +3,13 @@
 //! scenario cap.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
-use crate::check::{Check, CheckOptions, Facts, Need, Scenario};
+use crate::check::{Check, CheckOptions, Facts, Isolation, Need, Scenario};
 use crate::driver::{Peer, Settings, request};
 use crate::negotiation::{Client, negotiate};
 use crate::outcome::{Era, Outcome};
@@ -23,8 +24,10 @@ pub struct RunOptions {
     pub checks: CheckOptions,
     /// NonStrict counts as Fail.
     pub strict: bool,
-    /// Checks run at the same time, and so the most target processes alive at once (POL-24).
+    /// Checks run at the same time, and so the most target processes busy at once (POL-24).
     pub jobs: usize,
+    /// `--isolation`: whether shared-class checks run on pooled processes (POL-21).
+    pub isolation: crate::pool::Mode,
 }
 
 /// The default `--jobs`: the number of cores (POL-24: mcpspec's own load must not make a server
@@ -41,6 +44,7 @@ impl Default for RunOptions {
             checks: CheckOptions::default(),
             strict: false,
             jobs: default_jobs(),
+            isolation: crate::pool::Mode::default(),
         }
     }
 }
@@ -61,6 +65,32 @@ pub async fn run_observed(
     checks: &[Check],
     options: RunOptions,
     observe: &(dyn Fn(&CheckResult) + Sync),
+) -> Result<RunReport, StartError> {
+    let counter = Arc::new(AtomicUsize::new(0));
+    let mode = options.isolation;
+    let mut report = crate::target::counting_starts(
+        counter.clone(),
+        run_counted(target, checks, options, observe, counter.clone()),
+    )
+    .await?;
+    report.processes = Some(crate::report::Processes {
+        started: counter.load(Ordering::Relaxed),
+        isolation: match mode {
+            crate::pool::Mode::Shared => "shared",
+            crate::pool::Mode::Fresh => "fresh",
+        }
+        .into(),
+        unpooled: report.processes.take().and_then(|p| p.unpooled),
+    });
+    Ok(report)
+}
+
+async fn run_counted(
+    target: Target,
+    checks: &[Check],
+    options: RunOptions,
+    observe: &(dyn Fn(&CheckResult) + Sync),
+    counter: Arc<AtomicUsize>,
 ) -> Result<RunReport, StartError> {
     let started = Instant::now();
     let target = Arc::new(target);
@@ -96,25 +126,75 @@ pub async fn run_observed(
     let check_options = Arc::new(options.checks.clone());
     let permits = Arc::new(Semaphore::new(options.jobs.max(1)));
     let budget = crate::transcript::RunBudget::new(crate::transcript::RunBudget::DEFAULT);
+    // Fresh connections the run expects: one per check that runs and does not share (the warm
+    // spares are bounded by it).
+    let fresh_demand = checks
+        .iter()
+        .filter(|c| {
+            (c.isolation == Isolation::Fresh || options.isolation == crate::pool::Mode::Fresh)
+                && unmet_need(c, &target, &facts, &check_options).is_none()
+        })
+        .count();
+    let processes = Arc::new(crate::pool::Processes::new(
+        target.clone(),
+        settings.clone(),
+        options.isolation,
+        options.jobs,
+        fresh_demand,
+    ));
+    let any_shared = checks.iter().any(|c| {
+        c.isolation == Isolation::Shared && unmet_need(c, &target, &facts, &check_options).is_none()
+    });
+    if any_shared && facts.modern() {
+        processes
+            .qualify(crate::catalogue::served_method(&facts))
+            .await;
+    }
 
-    let mut handles = Vec::with_capacity(checks.len());
-    for check in checks.iter().copied() {
-        let (target, settings, facts, check_options, permits, budget) = (
+    // With shared processes, the checks that share run first: the pool's processes then serve
+    // them back to back, and are ended once the fresh-process checks need their places (POL-24
+    // counts them). Results are still reported in catalogue order.
+    let mut order: Vec<usize> = (0..checks.len()).collect();
+    if processes.pools() {
+        order.sort_by_key(|&i| checks[i].isolation != Isolation::Shared);
+    }
+    let mut handles: Vec<Option<tokio::task::JoinHandle<CheckResult>>> =
+        (0..checks.len()).map(|_| None).collect();
+    for &i in &order {
+        let check = checks[i];
+        let (target, settings, facts, check_options, permits, budget, processes) = (
             target.clone(),
             settings.clone(),
             facts.clone(),
             check_options.clone(),
             permits.clone(),
             budget.clone(),
+            processes.clone(),
         );
-        handles.push(tokio::spawn(async move {
-            let _permit = permits.acquire_owned().await;
-            run_one(check, target, settings, facts, check_options, budget).await
-        }));
+        let counter = counter.clone();
+        handles[i] = Some(tokio::spawn(crate::target::counting_starts(
+            counter,
+            async move {
+                let _permit = permits.acquire_owned().await;
+                let run = Run {
+                    target,
+                    settings,
+                    facts,
+                    options: check_options,
+                    budget,
+                    processes,
+                };
+                run_one(check, run).await
+            },
+        )));
     }
     let mut results = Vec::with_capacity(handles.len());
     for (handle, check) in handles.into_iter().zip(checks) {
-        let mut result = match handle.await {
+        let joined = match handle {
+            Some(h) => h.await.map_err(|e| e.to_string()),
+            None => Err("it was never started".into()),
+        };
+        let mut result = match joined {
             Ok(r) => r,
             Err(e) => CheckResult::new(
                 check,
@@ -129,36 +209,65 @@ pub async fn run_observed(
         observe(&result);
         results.push(result);
     }
-    Ok(RunReport::new(
+    let mut report = RunReport::new(
         &target,
         Negotiated::from_facts(&facts),
         results,
         started.elapsed(),
-    ))
+    );
+    report.processes = Some(crate::report::Processes {
+        started: 0,
+        isolation: String::new(),
+        unpooled: processes.unpooled(),
+    });
+    Ok(report)
 }
 
-async fn run_one(
-    check: Check,
+/// What every check of a run shares.
+struct Run {
     target: Arc<Target>,
     settings: Arc<Settings>,
     facts: Arc<Facts>,
     options: Arc<CheckOptions>,
     budget: Arc<crate::transcript::RunBudget>,
-) -> CheckResult {
+    processes: Arc<crate::pool::Processes>,
+}
+
+async fn run_one(check: Check, run: Run) -> CheckResult {
     let started = Instant::now();
-    if let Some(reason) = unmet_need(&check, &target, &facts, &options) {
+    if let Some(reason) = unmet_need(&check, &run.target, &run.facts, &run.options) {
         return CheckResult::new(&check, Outcome::skipped(reason), Duration::ZERO, vec![]);
     }
-    let cap = settings.scenario_timeout;
-    let mut scenario = Scenario::new(target, settings, facts, options)
-        .with_run_budget(budget)
+    let cap = run.settings.scenario_timeout;
+    let mut scenario = Scenario::new(run.target, run.settings, run.facts, run.options)
+        .with_run_budget(run.budget)
+        .with_processes(run.processes.clone(), check.isolation)
         .ends_at(tokio::time::Instant::now() + cap);
-    let outcome = match tokio::time::timeout(cap, (check.script)(&mut scenario)).await {
-        Ok(Ok(o) | Err(o)) => o,
-        Err(_) => Outcome::error(format!(
-            "timed out: the scenario did not finish within its {} cap",
-            crate::text::seconds(cap)
-        )),
+    let (outcome, timed_out) = match tokio::time::timeout(cap, (check.script)(&mut scenario)).await
+    {
+        Ok(Ok(o) | Err(o)) => (o, false),
+        Err(_) => (
+            Outcome::error(format!(
+                "timed out: the scenario did not finish within its {} cap",
+                crate::text::seconds(cap)
+            )),
+            true,
+        ),
+    };
+    // A shared process goes back to the pool only once it answered a liveness request; one
+    // that died or went silent is charged to this check (POL-21). After a timed-out scenario
+    // the process is dropped: nothing it does then is this check's or the next one's.
+    let after = match scenario.take_returned() {
+        Some((back, conn)) if !timed_out => {
+            run.processes
+                .give_back(back, check.id, scenario.recorder(), conn)
+                .await
+        }
+        _ => crate::pool::AfterCheck::Alive,
+    };
+    let outcome = match after {
+        crate::pool::AfterCheck::Alive => outcome,
+        crate::pool::AfterCheck::Stopped(why) => charge_stopped(outcome, &why),
     };
     let outcome = slow_is_not_silent(outcome, &scenario.lates(), scenario.unready_silence());
     // Every verdict but a pass or a skip quotes what it judged, from the transcript.
@@ -170,7 +279,26 @@ async fn run_one(
     // The scenario (and every server it started) is dropped here, before the next check runs.
     let transcript = scenario.transcript();
     drop(scenario);
+    // A place among the processes alive at once may have come free: a spare can start.
+    run.processes.refill();
     CheckResult::new(&check, outcome, started.elapsed(), transcript)
+}
+
+/// POL-21: a shared process that died or went silent after a check is charged to it. A
+/// verdict that passed (or only recorded) becomes a Fail that says so; a Fail or Error keeps
+/// its kind and gains the remark.
+pub fn charge_stopped(outcome: Outcome, why: &str) -> Outcome {
+    use crate::outcome::Kind;
+    match outcome.kind {
+        Kind::Fail | Kind::Error => Outcome::new(
+            outcome.kind,
+            format!("{}; then {why} (POL-21)", outcome.message),
+        ),
+        _ => Outcome::fail(format!(
+            "{why} (POL-21); the check itself said: {}",
+            outcome.message
+        )),
+    }
 }
 
 /// POL-24, applied once for every check: a verdict that rests on silence judged before the

@@ -3,10 +3,31 @@
 
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_reference_server as reference;
 
 use crate::transport::{LineReader, LineTransport, ServerHandle};
+
+tokio::task_local! {
+    /// The run's count of servers started (see [`counting_starts`]).
+    static STARTED: Arc<AtomicUsize>;
+}
+
+/// Runs `f` with every server [`Target::connect`] starts in it (a process, or an in-memory
+/// server) counted in `counter`: the run summary's "processes started". Tasks spawned inside
+/// must be wrapped again.
+pub fn counting_starts<F: std::future::Future>(
+    counter: Arc<AtomicUsize>,
+    f: F,
+) -> impl std::future::Future<Output = F::Output> {
+    STARTED.scope(counter, f)
+}
+
+fn count_start() {
+    let _ = STARTED.try_with(|c| c.fetch_add(1, Ordering::Relaxed));
+}
 
 /// A server to test.
 #[derive(Debug, Clone)]
@@ -142,6 +163,7 @@ impl Target {
                 // Two pipes: client→server (the server's stdin) and server→client (its stdout).
                 let (client_out, server_in) = tokio::io::duplex(256 * 1024);
                 let (server_out, client_in) = tokio::io::duplex(256 * 1024);
+                count_start();
                 let task = tokio::spawn(reference::serve_stream(
                     config.clone(),
                     server_in,
@@ -174,6 +196,7 @@ impl Target {
                 let mut child = cmd
                     .spawn()
                     .map_err(|source| StartError::spawn(program, &source))?;
+                count_start();
                 let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
                     return Err(StartError::spawn(
                         program,

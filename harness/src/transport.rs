@@ -72,6 +72,16 @@ impl LineTransport {
         }
     }
 
+    /// A transport to nothing: no input, an empty output, no server (what a peer holds once
+    /// its connection was handed back to the pool).
+    pub fn detached() -> Self {
+        Self::new(
+            Box::new(tokio::io::sink()),
+            LineReader::new(Box::new(tokio::io::empty()), 0),
+            ServerHandle::remote(),
+        )
+    }
+
     pub fn with_era_hint(mut self, hint: http::EraHint) -> Self {
         self.era_hint = Some(hint);
         self

@@ -1,5 +1,7 @@
 //! A real server nobody here wrote: the official Python SDK (`mcp==2.3.0`), over stdio.
-//! The whole catalogue runs twice: a verdict that changes between the two runs fails the test.
+//! The whole catalogue runs twice, once with `--isolation shared` (the default) and once with
+//! `--isolation fresh`: a verdict that changes between the two runs fails the test, which both
+//! proves the verdicts stable and shows that sharing processes changes none (POL-21).
 //! The first run's verdicts are snapshotted; every Fail must be in the SDK's baseline with a
 //! reason, and no baseline entry may be stale. Needs the venv (`bash scripts/python-venv.sh`): without it the
 //! tests fail, naming that command.
@@ -13,16 +15,21 @@ use mcpspec::catalogue;
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn python_sdk_verdicts_are_stable_and_match_snapshot_and_baseline() {
     let checks = catalogue::all();
-    let run = || {
-        support::run(
-            support::python_server(&[]),
-            &checks,
-            support::python_options(),
-        )
+    let run = |isolation| {
+        let mut options = support::python_options();
+        options.isolation = isolation;
+        support::run(support::python_server(&[]), &checks, options)
     };
-    let mut report = run().await;
-    let second = run().await;
-    support::assert_same_outcomes(&report, &second, "Python SDK over stdio");
+    let mut report = run(mcpspec::pool::Mode::Shared).await;
+    let fresh = run(mcpspec::pool::Mode::Fresh).await;
+    support::assert_same_outcomes(&report, &fresh, "Python SDK over stdio, shared then fresh");
+    let started = |r: &mcpspec::RunReport| r.processes.as_ref().map(|p| p.started);
+    assert!(
+        started(&report) < started(&fresh),
+        "the shared run started {:?} processes, the fresh one {:?}",
+        started(&report),
+        started(&fresh)
+    );
     support::assert_verdicts_against_baseline(
         &mut report,
         "python-sdk-2.3.0.yaml",

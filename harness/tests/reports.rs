@@ -101,6 +101,7 @@ fn fixed_report() -> RunReport {
         },
         results,
         target_failure: None,
+        processes: None,
         summary: Summary {
             stale: vec!["modern/discover/result-shape".into()],
             ..Summary::default()

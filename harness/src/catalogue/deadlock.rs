@@ -25,6 +25,7 @@ pub fn group() -> Vec<Check> {
         requirements: &["LEG-1", "LEG-6", "POL-14"],
         level: Level::Must,
         era: Era::Legacy,
+        isolation: Isolation::Fresh,
         // No Need::Legacy: the runner's legacy probe gives up on a stalled `initialize`, and
         // that is exactly what this check must look at. A modern-only server skips itself.
         // Stdio only: over HTTP every request is its own exchange, so there is no parked reader.
@@ -181,7 +182,8 @@ pub async fn detect(peer: &mut Peer, client_name: &str, startup: Option<Duration
 }
 
 async fn answers(s: &mut Scenario) -> Verdict {
-    let mut peer = s.connect_as(Era::Legacy).await?;
+    // Spawned now, not a warm spare: the readiness window times the start.
+    let mut peer = s.connect_spawned(Era::Legacy).await?;
     let startup = s.facts().startup;
     Ok(match detect(&mut peer, "mcpspec", startup).await {
         Detection::Answered(r) if r.result().is_some() => {

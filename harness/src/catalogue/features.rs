@@ -22,6 +22,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["FEAT-1", "POL-11"],
             level: Level::Must,
             era: Era::Modern,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::Capability("resources")],
             description: "`resources/read` of a URI that cannot exist.",
             expectation: "error -32602 (not the legacy -32002, not a result with empty `contents`)",
@@ -36,6 +37,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["FEAT-2", "POL-11"],
             level: Level::Should,
             era: Era::Modern,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::Capability("prompts")],
             description: "`prompts/get` of a prompt name that cannot exist.",
             expectation: "error -32602; a result is Fail, another error code NonStrict",
@@ -47,6 +49,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["FEAT-2", "POL-1", "POL-11"],
             level: Level::Should,
             era: Era::Modern,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::Capability("prompts")],
             description: "`prompts/get` of a listed prompt without one required argument (the \
                           others given as strings).",
@@ -59,6 +62,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["DISC-6", "POL-11"],
             level: Level::Must,
             era: Era::Modern,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern],
             description: "`prompts/list`, `resources/list` and `completion/complete` against the \
                           discover capabilities `prompts`, `resources`, `completions`.",

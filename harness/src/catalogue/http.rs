@@ -54,6 +54,7 @@ macro_rules! http_check {
             requirements: &[$($req),*],
             level: Level::$level,
             era: Era::Modern,
+            isolation: Isolation::Fresh,
             needs: &[Need::Http, $($need),*],
             description: $desc,
             expectation: $expect,

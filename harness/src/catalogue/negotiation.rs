@@ -12,6 +12,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["DISC-1", "STDIO-7", "VER-6"],
             level: Level::Must,
             era: Era::Modern,
+            isolation: Isolation::Fresh,
             needs: &[Need::Modern],
             description: "A dual-era client probes server/discover at 2026-07-28.",
             expectation: "it ends modern, through discover, without falling back to initialize",
@@ -23,6 +24,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["VER-1", "VER-3"],
             level: Level::Must,
             era: Era::Modern,
+            isolation: Isolation::Fresh,
             needs: &[Need::Modern],
             description: "A client whose newest version is 2099-01-01 (then 2026-07-28) probes discover.",
             expectation: "-32022 names 2026-07-28, the client retries with it and ends modern",
@@ -34,6 +36,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["LEG-1", "STDIO-7", "VER-6"],
             level: Level::Must,
             era: Era::Legacy,
+            isolation: Isolation::Fresh,
             needs: &[Need::Legacy],
             description: "A client with no modern version in common with the server.",
             expectation: "discover does not succeed, the client falls back to initialize on a \

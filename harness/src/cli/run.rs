@@ -84,6 +84,13 @@ pub struct RunArgs {
     /// not make the server late (POL-24). Against a URL or the embedded server the default is 8.
     #[arg(long, value_name = "N", value_parser = cli_values::jobs(), allow_negative_numbers = true)]
     jobs: Option<usize>,
+    /// Where checks run (POL-21). `shared`: checks that send only well-formed modern requests
+    /// share a few long-lived server processes (one per job; each answers a liveness request
+    /// between checks, and one that dies or goes silent is charged to the check that ran on
+    /// it), and the other checks get fresh processes started ahead as warm spares. `fresh`:
+    /// every check starts its own.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = mcpspec::pool::Mode::Shared)]
+    isolation: mcpspec::pool::Mode,
     /// Write the report as JSON to FILE (`-` for stdout).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -125,6 +132,8 @@ enum Stop {
     Usage(String),
     /// The target cannot be tested (exit 3).
     Target(String),
+    /// Ctrl-C (SIGINT): every server the run started has been ended (exit 130).
+    Interrupted,
 }
 
 impl Stop {
@@ -135,6 +144,10 @@ impl Stop {
             Stop::Target(message) => {
                 errln!("mcpspec: {message}");
                 exit::TARGET
+            }
+            Stop::Interrupted => {
+                errln!("mcpspec: interrupted; every server process it started was ended");
+                exit::INTERRUPTED
             }
         }
     }
@@ -205,6 +218,7 @@ fn plan(args: RunArgs) -> Result<Plan, Stop> {
         },
         strict: args.strict,
         jobs,
+        isolation: args.isolation,
     };
     let outputs = Outputs {
         baseline,
@@ -232,22 +246,30 @@ fn execute(target: Target, checks: &[Check], options: RunOptions) -> Result<RunR
     let progress = std::io::stderr()
         .is_terminal()
         .then(|| mcpspec::report::StatusLine::new(checks.len()));
-    let report = runtime.block_on(mcpspec::runner::run_observed(
-        target,
-        checks,
-        options,
-        &|r| {
-            if let Some(p) = &progress {
-                p.draw(r);
-            }
-        },
-    ));
+    let observe = |r: &mcpspec::report::CheckResult| {
+        if let Some(p) = &progress {
+            p.draw(r);
+        }
+    };
+    let run = mcpspec::runner::run_observed(target, checks, options, &observe);
+    // Ctrl-C ends the run: the servers live in their own process groups, so the terminal's
+    // SIGINT does not reach them; dropping the run and then the runtime (below) drops every
+    // check's task and the pool, and so kills every server (and its group).
+    let report = runtime.block_on(async {
+        tokio::select! {
+            report = run => Some(report),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
     if let Some(p) = &progress {
         p.finish();
     }
     // Drop the runtime now: every spawned server has been dropped (and killed) by then.
     drop(runtime);
-    report.map_err(|e| Stop::Target(e.to_string()))
+    match report {
+        Some(report) => report.map_err(|e| Stop::Target(e.to_string())),
+        None => Err(Stop::Interrupted),
+    }
 }
 
 /// Applies the baseline, writes every output `outputs` asks for, and decides the exit code: 3 if

@@ -1,0 +1,157 @@
+//! POL-21: verdicts never depend on which checks shared a process. The catalogue runs under
+//! `--isolation shared` and `--isolation fresh` against the reference server (embedded: the pool
+//! leases in-memory servers as it leases processes), and each check must end with the same
+//! outcome kind in both: the whole catalogue with no fault (with and without the probe
+//! profile), and under each fault the checks that share (a fresh-process check of an in-memory
+//! target runs the same code either way: `Processes::fresh` starts a new server, no spares are
+//! kept for in-memory servers; running all 135 under each of the 139 faults twice would take
+//! ten minutes of the suite to compare timing noise). The Python SDK server over stdio gets the
+//! whole comparison in `python_sdk.rs` (its second run is `fresh`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::sync::Arc;
+
+use mcp_reference_server::faults::Fault;
+use mcpspec::catalogue;
+use mcpspec::pool::Mode;
+use mcpspec::{RunOptions, RunReport, Target};
+use tokio::sync::Semaphore;
+
+/// Runs of the whole catalogue at once (each starts many in-memory servers).
+const AT_ONCE: usize = 12;
+
+fn options(mode: Mode, probe_profile: bool) -> RunOptions {
+    let mut o = support::quick_options();
+    // Above the quick 0.7 s: hundreds of servers run at once here, and a reply near the wait
+    // (a slow tool) must not turn late in one mode and not the other on load alone.
+    o.settings.expect_timeout = std::time::Duration::from_millis(1500);
+    o.isolation = mode;
+    o.checks.probe_profile = probe_profile;
+    o
+}
+
+fn target(faults: &[&str], probe_profile: bool) -> Target {
+    match support::reference_with(faults) {
+        Target::Embedded(mut config) => {
+            config.probe_profile = probe_profile;
+            Target::Embedded(config)
+        }
+        other => other,
+    }
+}
+
+/// `(check id, kind in shared, kind in fresh, messages)` for every check whose outcome kind
+/// differs between the two modes.
+fn differences(shared: &RunReport, fresh: &RunReport) -> Vec<(String, String)> {
+    assert_eq!(shared.results.len(), fresh.results.len());
+    shared
+        .results
+        .iter()
+        .zip(&fresh.results)
+        .filter(|(a, b)| a.id != b.id || a.outcome.kind != b.outcome.kind)
+        .map(|(a, b)| {
+            (
+                a.id.clone(),
+                format!(
+                    "shared {}: {} | fresh {}: {}",
+                    a.outcome.kind, a.outcome.message, b.outcome.kind, b.outcome.message
+                ),
+            )
+        })
+        .collect()
+}
+
+async fn both(faults: Vec<&'static str>, probe_profile: bool) -> (RunReport, RunReport) {
+    let checks: Vec<_> = catalogue::all()
+        .into_iter()
+        .filter(|c| faults.is_empty() || c.isolation == mcpspec::check::Isolation::Shared)
+        .collect();
+    let shared = support::run(
+        target(&faults, probe_profile),
+        &checks,
+        options(Mode::Shared, probe_profile),
+    )
+    .await;
+    let fresh = support::run(
+        target(&faults, probe_profile),
+        &checks,
+        options(Mode::Fresh, probe_profile),
+    )
+    .await;
+    (shared, fresh)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn shared_and_fresh_agree_on_every_check_under_every_fault() {
+    // No fault (with and without the probe profile), then every fault with the probe profile on
+    // (so the probe-profile checks run too).
+    let mut cases: Vec<(Vec<&'static str>, bool)> = vec![(vec![], false), (vec![], true)];
+    cases.extend(Fault::ALL.iter().map(|f| (vec![f.name()], true)));
+    let permits = Arc::new(Semaphore::new(AT_ONCE));
+    let mut runs = Vec::new();
+    for (faults, probe) in cases {
+        let permits = permits.clone();
+        runs.push(tokio::spawn(async move {
+            let _permit = permits
+                .acquire_owned()
+                .await
+                .expect("the semaphore is open");
+            let (shared, fresh) = both(faults.clone(), probe).await;
+            let mut diff = differences(&shared, &fresh);
+            // A difference is confirmed only if it shows again on a second pair of runs and the
+            // fresh verdict itself is stable: timing faults (a log 20 ms after a reply) may
+            // flip a verdict under load in either mode, which is not the pool's doing.
+            if !diff.is_empty() {
+                let (shared2, fresh2) = both(faults.clone(), probe).await;
+                let again = differences(&shared2, &fresh2);
+                let unstable: Vec<String> = differences(&fresh, &fresh2)
+                    .into_iter()
+                    .map(|(id, _)| id)
+                    .collect();
+                diff.retain(|(id, _)| again.iter().any(|(a, _)| a == id) && !unstable.contains(id));
+            }
+            let processes = (
+                shared.processes.as_ref().map(|p| p.started),
+                fresh.processes.as_ref().map(|p| p.started),
+            );
+            (faults, probe, diff, processes)
+        }));
+    }
+    let mut problems = Vec::new();
+    let mut runs_done = 0;
+    for run in runs {
+        let (faults, probe, diff, (shared_started, fresh_started)) =
+            run.await.expect("the run completes");
+        runs_done += 1;
+        // The pool must pool: against a conforming server fewer servers are started than one
+        // per check; a faulty one may get every shared process retired (a reply under a wrong
+        // id leaves a request outstanding) or fail the pool's qualification (one server more),
+        // but no more than that.
+        let pooled = match (shared_started, fresh_started) {
+            (Some(s), Some(f)) if faults.is_empty() => s < f,
+            (Some(s), Some(f)) => s <= f + 1,
+            _ => false,
+        };
+        if !pooled {
+            problems.push(format!(
+                "faults {faults:?}: shared started {shared_started:?} servers, fresh \
+                 {fresh_started:?}"
+            ));
+        }
+        for (id, what) in diff {
+            problems.push(format!(
+                "faults {faults:?} (probe profile {probe}): {id}: {what}"
+            ));
+        }
+    }
+    assert!(runs_done > Fault::ALL.len());
+    assert!(
+        problems.is_empty(),
+        "{} verdicts differ between --isolation shared and fresh:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
