@@ -348,6 +348,11 @@ impl Scenario {
         self.rec.note_judged(self.conns.max(1), text.into(), quote);
     }
 
+    /// The schema violations of the messages this scenario received (SCHEMA-1, POL-20).
+    pub fn schema_findings(&self) -> Vec<crate::transcript::SchemaFinding> {
+        self.rec.schema_findings()
+    }
+
     pub fn transcript(&self) -> Vec<Entry> {
         self.rec.entries()
     }

@@ -243,3 +243,105 @@ pub fn value_depth(value: &Value) -> usize {
     }
     deepest
 }
+
+/// What one connection asked, so its replies can be validated: the method and revision of each
+/// request by id (the last [`Asked::KEPT`]), and the revision the connection negotiated.
+#[derive(Debug, Clone)]
+pub struct Asked {
+    by_id: std::collections::VecDeque<(String, String, Option<String>)>,
+    /// The connection's revision: 2026-07-28 for a modern peer; for a legacy peer, the one its
+    /// `initialize` asked for, then the one the server answered.
+    revision: Option<String>,
+    /// The id of the `initialize` request, whose result sets the revision.
+    initialize_id: Option<String>,
+}
+
+impl Asked {
+    /// Requests remembered per connection.
+    pub const KEPT: usize = 256;
+
+    pub fn new(modern: bool) -> Self {
+        Asked {
+            by_id: std::collections::VecDeque::new(),
+            revision: modern.then(|| crate::protocol::version::MODERN.to_owned()),
+            initialize_id: None,
+        }
+    }
+
+    /// Notes a message the harness sent: a request's id, method and revision (its
+    /// `_meta` protocol version, when it names a known one).
+    pub fn sent(&mut self, message: &Value) {
+        let (Some(id), Some(method)) = (
+            message.get("id"),
+            message.get("method").and_then(Value::as_str),
+        ) else {
+            return;
+        };
+        let params = message.get("params");
+        let named = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(crate::protocol::meta::PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+            .filter(|v| crate::protocol::version::is_known(v))
+            .map(str::to_owned);
+        if method == crate::protocol::method::INITIALIZE {
+            self.initialize_id = Some(id.to_string());
+            if let Some(v) = params
+                .and_then(|p| p.get("protocolVersion"))
+                .and_then(Value::as_str)
+                .filter(|v| crate::protocol::version::LEGACY.contains(v))
+            {
+                self.revision = Some(v.to_owned());
+            }
+        }
+        // A probe-profile request that dictates its answer or rewrites its method (mcpspec's
+        // own extension, `dev.mcpspec/probe`) gets a result of mcpspec's shape, not the
+        // method's: its result is not validated (an error still is).
+        let dictated = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(crate::protocol::meta::PROBE))
+            .is_some_and(|p| p.get("answer").is_some() || p.get("rewrite").is_some());
+        let method = if dictated {
+            String::new()
+        } else {
+            method.to_owned()
+        };
+        if self.by_id.len() == Self::KEPT {
+            self.by_id.pop_front();
+        }
+        self.by_id.push_back((id.to_string(), method, named));
+    }
+
+    /// The violations of a received message under the revision and method it belongs to.
+    pub fn validate(&mut self, validator: &Validator, message: &Value) -> Vec<Violation> {
+        let id = message.get("id").map(ToString::to_string);
+        let asked = id
+            .as_ref()
+            .filter(|_| message.get("method").is_none())
+            .and_then(|id| self.by_id.iter().rev().find(|(i, _, _)| i == id));
+        let (method, named) = match asked {
+            Some((_, m, r)) => ((!m.is_empty()).then(|| m.clone()), r.clone()),
+            None => (None, None),
+        };
+        // The answer to `initialize` fixes the revision of what follows.
+        if id.is_some() && id == self.initialize_id {
+            if let Some(v) = message
+                .pointer("/result/protocolVersion")
+                .and_then(Value::as_str)
+                .filter(|v| crate::protocol::version::LEGACY.contains(v))
+            {
+                self.revision = Some(v.to_owned());
+            }
+        }
+        let Some((shape, body)) = classify(message, method.as_deref()) else {
+            return Vec::new();
+        };
+        let revision = match (named.or_else(|| self.revision.clone()), shape) {
+            (Some(r), _) => r,
+            // An error object has the same shape in every revision.
+            (None, Shape::Error { .. }) => crate::protocol::version::LATEST_LEGACY.to_owned(),
+            (None, _) => return Vec::new(),
+        };
+        validator.validate(&revision, shape, body)
+    }
+}
