@@ -19,6 +19,7 @@ mod logging;
 mod mrtr;
 mod prelude;
 mod progress;
+mod schema;
 mod subscriptions;
 mod support;
 
@@ -43,6 +44,7 @@ pub fn catalogue() -> Vec<Check> {
         middleware::group(),
         http::group(),
         legacy_http::group(),
+        schema::group(),
     ]
     .concat()
 }

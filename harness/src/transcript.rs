@@ -347,6 +347,15 @@ impl Recorder {
         );
     }
 
+    /// Takes the schema findings recorded so far: a check that judges them itself (the
+    /// `schema/*` family) reports them in its own verdict, so the runner does not repeat them.
+    pub fn take_schema_findings(&self) -> Vec<SchemaFinding> {
+        self.0
+            .lock()
+            .map(|mut l| std::mem::take(&mut l.schema))
+            .unwrap_or_default()
+    }
+
     /// The schema findings of this scenario, in order.
     pub fn schema_findings(&self) -> Vec<SchemaFinding> {
         self.0.lock().map(|l| l.schema.clone()).unwrap_or_default()

@@ -69,6 +69,13 @@ fn violation(
         .and_then(|r| r.split_once(", expected "))
     {
         (want.to_owned(), got.to_owned())
+    } else if let Some(ty) =
+        message.strip_prefix("data did not match any variant of untagged enum ")
+    {
+        let at = body
+            .pointer(&pointer)
+            .map_or_else(|| "absent".to_owned(), |v| crate::text::preview(v, 80));
+        (format!("one of the forms of {ty}"), at)
     } else {
         let at = body
             .pointer(&pointer)
