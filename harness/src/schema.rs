@@ -314,6 +314,20 @@ impl Asked {
 
     /// The violations of a received message under the revision and method it belongs to.
     pub fn validate(&mut self, validator: &Validator, message: &Value) -> Vec<Violation> {
+        self.judge(message, |revision, shape, body| {
+            validator.validate(revision, shape, body)
+        })
+        .unwrap_or_default()
+    }
+
+    /// Hands a received message's revision, shape and body to `judge`; `None` when the message
+    /// has nothing to validate (a result whose request is unknown, a legacy result before the
+    /// revision is known).
+    pub fn judge<R>(
+        &mut self,
+        message: &Value,
+        judge: impl FnOnce(&str, Shape<'_>, &Value) -> R,
+    ) -> Option<R> {
         let id = message.get("id").map(ToString::to_string);
         let asked = id
             .as_ref()
@@ -333,15 +347,13 @@ impl Asked {
                 self.revision = Some(v.to_owned());
             }
         }
-        let Some((shape, body)) = classify(message, method.as_deref()) else {
-            return Vec::new();
-        };
+        let (shape, body) = classify(message, method.as_deref())?;
         let revision = match (named.or_else(|| self.revision.clone()), shape) {
             (Some(r), _) => r,
             // An error object has the same shape in every revision.
             (None, Shape::Error { .. }) => crate::protocol::version::LATEST_LEGACY.to_owned(),
-            (None, _) => return Vec::new(),
+            (None, _) => return None,
         };
-        validator.validate(&revision, shape, body)
+        Some(judge(&revision, shape, body))
     }
 }

@@ -84,7 +84,11 @@ impl Document {
             .map(|e| Violation {
                 method: method.clone(),
                 pointer: e.instance_path().to_string(),
-                expected: format!("{} ({})", short_kind(&e), e.schema_path()),
+                expected: format!(
+                    "a value valid under {} ({})",
+                    e.schema_path(),
+                    short_kind(&e)
+                ),
                 actual: crate::text::preview(e.instance(), 80),
             })
             .collect()
@@ -102,5 +106,9 @@ impl Document {
 /// What a jsonschema error says is wrong, without the instance it quotes.
 fn short_kind(e: &jsonschema::ValidationError<'_>) -> String {
     let text = e.to_string();
-    crate::text::shorten(&text, 120)
+    let instance = e.instance().to_string();
+    let text = text
+        .strip_prefix(instance.as_str())
+        .map_or(text.as_str(), str::trim_start);
+    crate::text::shorten(text, 120)
 }
