@@ -150,3 +150,314 @@ fn a_mutated_copy_of_every_example_is_rejected_by_both_layers() {
     assert!(mutated >= 200, "only {mutated} mutated copies");
     assert!(missed.is_empty(), "{}", missed.join("\n"));
 }
+
+/// Each exception of `schema/exceptions.rs` is real: the official schema accepts the message,
+/// the bare generated type refuses it, and the schema layer (exceptions applied) accepts it,
+/// while a second, real defect after the excused one is still found.
+#[test]
+fn every_exception_is_proven() {
+    let ids: Vec<&str> = schema::exceptions::EXCEPTIONS
+        .iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(
+        ids,
+        ["integral-number-is-integer"],
+        "each exception has a case below"
+    );
+    let doc = official("2026-07-28");
+    let shape = Shape::Error {
+        method: Some("tools/call"),
+    };
+    // integral-number-is-integer: `code: -32601.0`.
+    let whole = json!({"code": -32601.0, "message": "method not found"});
+    assert!(doc.validate_as("Error", "error".into(), &whole).is_empty());
+    assert!(matches!(
+        schema::typed::check("2026-07-28", shape, &whole),
+        Some(Err(_))
+    ));
+    assert!(schema::validate("2026-07-28", shape, &whole).is_empty());
+    let fractional = json!({"code": -32601.5, "message": "x"});
+    assert!(
+        !doc.validate_as("Error", "error".into(), &fractional)
+            .is_empty()
+    );
+    assert_eq!(schema::validate("2026-07-28", shape, &fractional).len(), 1);
+    let then_broken = json!({"code": -32601.0, "message": 7});
+    let found = schema::validate("2026-07-28", shape, &then_broken);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].pointer, "/message");
+}
+
+/// The message a violation names: method, pointer, expected and actual (POL-20).
+#[test]
+fn a_violation_names_method_pointer_expected_and_actual() {
+    let result = json!({
+        "tools": [{"name": "echo", "inputSchema": {"type": "object"}},
+                  {"name": "add"}],
+        "resultType": "complete", "ttlMs": 0, "cacheScope": "public"
+    });
+    let found = schema::validate(
+        "2026-07-28",
+        Shape::Result {
+            method: "tools/list",
+        },
+        &result,
+    );
+    assert_eq!(
+        found.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        ["tools/list result at /tools/1/inputSchema: expected a required member, got absent"]
+    );
+    let typed_wrong = json!({"code": "-32601", "message": "x"});
+    let found = schema::validate("2025-06-18", Shape::Error { method: None }, &typed_wrong);
+    assert_eq!(found[0].pointer, "/code");
+    assert_eq!(found[0].actual, "string \"-32601\"");
+    assert_eq!(found[0].expected, "i64");
+}
+
+/// Every revision has its types: an `initialize` result without `serverInfo.version` is
+/// refused under each handshake revision, a discover result only exists in 2026-07-28.
+#[test]
+fn all_five_revisions_are_served() {
+    let init = json!({
+        "protocolVersion": "2025-03-26",
+        "capabilities": {},
+        "serverInfo": {"name": "x"}
+    });
+    for revision in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let found = schema::validate(
+            revision,
+            Shape::Result {
+                method: "initialize",
+            },
+            &init,
+        );
+        assert_eq!(found.len(), 1, "{revision}");
+        assert_eq!(found[0].pointer, "/serverInfo/version", "{revision}");
+    }
+    let discover = json!({"supportedVersions": ["2026-07-28"]});
+    assert!(
+        !schema::validate(
+            "2026-07-28",
+            Shape::Result {
+                method: "server/discover"
+            },
+            &discover
+        )
+        .is_empty()
+    );
+    assert!(
+        schema::validate(
+            "2099-01-01",
+            Shape::Result {
+                method: "server/discover"
+            },
+            &discover
+        )
+        .is_empty(),
+        "an unknown revision has no types to judge by"
+    );
+}
+
+/// A message nested far deeper than the codec allows, and one at the size bound, are
+/// validated without a stack overflow or a panic, on a thread with a small stack.
+#[test]
+fn deep_and_large_messages_do_not_overflow_or_panic() {
+    let handle = std::thread::Builder::new()
+        .stack_size(512 * 1024)
+        .spawn(|| {
+            // Built by moving values (`json!` would serialize `deep`, recursively).
+            let mut deep = Value::String("bottom".into());
+            for _ in 0..100_000 {
+                let mut wrap = serde_json::Map::new();
+                wrap.insert("nested".into(), deep);
+                deep = Value::Object(wrap);
+            }
+            let mut result = json!({
+                "tools": [{"name": "deep", "inputSchema": {"type": "object"}}],
+                "resultType": "complete", "ttlMs": 0, "cacheScope": "public"
+            });
+            result["tools"][0]["inputSchema"]["properties"] = deep;
+            let validator = schema::Validator::default();
+            let found = validator.validate(
+                "2026-07-28",
+                Shape::Result {
+                    method: "tools/list",
+                },
+                &result,
+            );
+            assert_eq!(found.len(), 1);
+            assert!(found[0].expected.contains("nested at most"));
+            // serde_json drops deep values recursively: leak it rather than overflow here.
+            std::mem::forget(result);
+
+            // About 4 MiB (the default --max-message) of tools.
+            let tool = json!({"name": "t", "description": "x".repeat(200),
+                              "inputSchema": {"type": "object"}});
+            let tools: Vec<Value> = (0..16_000).map(|_| tool.clone()).collect();
+            let large = json!({"tools": tools, "resultType": "complete", "ttlMs": 0,
+                               "cacheScope": "public"});
+            assert!(serde_json::to_vec(&large).unwrap().len() > 3_500_000);
+            assert!(
+                validator
+                    .validate(
+                        "2026-07-28",
+                        Shape::Result {
+                            method: "tools/list"
+                        },
+                        &large
+                    )
+                    .is_empty()
+            );
+        })
+        .unwrap();
+    handle.join().expect("validation did not panic or overflow");
+}
+
+/// `--schema FILE`: validating against the official document catches what the built-in types
+/// catch, with a pointer into the message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_schema_replaces_the_built_in_types() {
+    let mut options = common::quick_options();
+    options.settings.schema =
+        schema::Validator::Document(std::sync::Arc::new(official("2026-07-28")));
+    let checks: Vec<_> = mcpspec::checks::catalogue()
+        .into_iter()
+        .filter(|c| c.id == "schema/discover/result")
+        .collect();
+    let clean = common::run(common::reference_with(&[]), &checks, options.clone()).await;
+    assert_eq!(clean.results[0].outcome.kind, mcpspec::Kind::Pass);
+    let broken = common::run(
+        common::reference_with(&["capability-wrong-type"]),
+        &checks,
+        options,
+    )
+    .await;
+    let outcome = &broken.results[0].outcome;
+    assert_eq!(outcome.kind, mcpspec::Kind::Fail);
+    assert!(
+        outcome.message.contains("/capabilities/tools")
+            && outcome.message.contains("ServerCapabilities"),
+        "{}",
+        outcome.message
+    );
+}
+
+/// Every message of a transcript with the revision, shape and body the schema layer gives it.
+fn judged_messages(
+    entries: &[mcpspec::transcript::Entry],
+    mut each: impl FnMut(&str, Shape<'_>, &Value, &Value),
+) {
+    use mcpspec::transcript::Event;
+    let mut conns: std::collections::HashMap<u32, schema::Asked> = Default::default();
+    let mut modern: std::collections::HashMap<u32, bool> = Default::default();
+    for entry in entries {
+        match &entry.event {
+            Event::Send { message } => {
+                // A connection is modern when its first request carries the modern envelope.
+                let is_modern = *modern.entry(entry.conn).or_insert_with(|| {
+                    message
+                        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+                        .is_some()
+                });
+                conns
+                    .entry(entry.conn)
+                    .or_insert_with(|| schema::Asked::new(is_modern))
+                    .sent(message);
+            }
+            Event::Recv { message, .. } => {
+                let asked = conns
+                    .entry(entry.conn)
+                    .or_insert_with(|| schema::Asked::new(false));
+                asked.judge(message, |revision, shape, body| {
+                    each(revision, shape, body, message)
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Every message recorded against the reference server (no fault in each era mode, and each
+/// check under each of its faults) is validated by both layers for the revisions with a
+/// `schema.json` in `../shared/mcp-spec`, and the two layers agree on every one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn recorded_reference_messages_agree_under_both_layers() {
+    let docs: std::collections::HashMap<&str, Document> =
+        ["2025-06-18", "2025-11-25", "2026-07-28"]
+            .into_iter()
+            .map(|r| (r, official(r)))
+            .collect();
+    let catalogue = mcpspec::checks::catalogue();
+    let mut runs = Vec::new();
+    for eras in ["both", "modern", "legacy"] {
+        let config = mcp_reference_server::Config {
+            eras: common::eras(eras),
+            probe_profile: true,
+            ..Default::default()
+        };
+        let mut options = common::quick_options();
+        options.checks.probe_profile = true;
+        let checks = catalogue.clone();
+        runs.push(tokio::spawn(async move {
+            common::run(mcpspec::Target::Embedded(config), &checks, options).await
+        }));
+    }
+    for check in catalogue.iter().copied() {
+        for fault in check.faults {
+            let (target, options) = common::for_check(
+                &check,
+                common::reference_with(&[fault]),
+                common::quick_options(),
+            );
+            runs.push(tokio::spawn(async move {
+                let (target, _server) = common::over_http_if_needed(&check, fault, target).await;
+                common::run(target, &[check], options).await
+            }));
+        }
+    }
+    let (mut judged, mut by_revision) = (0usize, std::collections::BTreeMap::new());
+    let mut disagreements = Vec::new();
+    for run in runs {
+        let report = run.await.expect("the run completes");
+        for result in &report.results {
+            judged_messages(&result.transcript, |revision, shape, body, message| {
+                let Some(doc) = docs.get(revision) else {
+                    return;
+                };
+                let Some(name) = schema::type_name(shape, body) else {
+                    return;
+                };
+                if !doc.defines(name) {
+                    return;
+                }
+                judged += 1;
+                *by_revision.entry(revision.to_owned()).or_insert(0usize) += 1;
+                let typed = schema::validate(revision, shape, body);
+                let official = doc.validate(shape, body);
+                if typed.is_empty() != official.is_empty() {
+                    disagreements.push(format!(
+                        "{} ({revision}, {name}): typed {:?}, official {:?}; message {}",
+                        result.id,
+                        typed.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                        official.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                        mcpspec::text::preview(message, 300)
+                    ));
+                }
+            });
+        }
+    }
+    assert!(
+        judged > 500,
+        "only {judged} messages judged: {by_revision:?}"
+    );
+    assert!(by_revision.len() >= 2, "{by_revision:?}");
+    disagreements.sort();
+    disagreements.dedup();
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+}
