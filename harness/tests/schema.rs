@@ -189,6 +189,26 @@ fn every_exception_is_proven() {
     assert_eq!(found[0].pointer, "/message");
 }
 
+/// serde reads a struct from an array of its fields; the official schema says object, and
+/// the typed layer agrees with it (`capabilities.tools: []`, the issue's own example).
+#[test]
+fn an_array_where_an_object_belongs_is_a_violation() {
+    let doc = official("2026-07-28");
+    let discover = json!({
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": {"tools": []},
+        "resultType": "complete", "ttlMs": 0, "cacheScope": "public"
+    });
+    let shape = Shape::Result {
+        method: "server/discover",
+    };
+    let typed = schema::validate("2026-07-28", shape, &discover);
+    assert_eq!(typed.len(), 1);
+    assert_eq!(typed[0].pointer, "/capabilities/tools");
+    assert_eq!(typed[0].expected, "an object");
+    assert!(!doc.validate(shape, &discover).is_empty());
+}
+
 /// The message a violation names: method, pointer, expected and actual (POL-20).
 #[test]
 fn a_violation_names_method_pointer_expected_and_actual() {

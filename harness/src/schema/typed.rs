@@ -4,6 +4,7 @@
 //! A message is valid when it deserializes into its type; `serde_path_to_error` names where the
 //! first defect is, turned here into a JSON pointer and an expected/actual pair.
 
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -25,11 +26,59 @@ pub fn check(revision: &str, shape: Shape<'_>, body: &Value) -> Option<Result<()
 }
 
 /// Deserializes `body` as `T`; the first defect as a violation.
-pub fn as_type<T: DeserializeOwned>(shape: Shape<'_>, body: &Value) -> Result<(), Violation> {
-    match serde_path_to_error::deserialize::<_, T>(body) {
-        Ok(_) => Ok(()),
-        Err(e) => Err(violation(shape, body, e)),
+///
+/// serde is looser than JSON Schema in one way: a derived struct also reads a JSON array of its
+/// fields in order (`"tools": []` reads as a `ToolsCapability` with no members), where the
+/// official schema says `object`. So the value read is written back, and an array in the
+/// message where the type writes an object is a violation too.
+pub fn as_type<T: DeserializeOwned + Serialize>(
+    shape: Shape<'_>,
+    body: &Value,
+) -> Result<(), Violation> {
+    let typed = match serde_path_to_error::deserialize::<_, T>(body) {
+        Ok(typed) => typed,
+        Err(e) => return Err(violation(shape, body, e)),
+    };
+    let Ok(written) = serde_json::to_value(&typed) else {
+        return Ok(());
+    };
+    match array_for_object(body, &written) {
+        Some(pointer) => Err(Violation {
+            method: shape.method(),
+            actual: body
+                .pointer(&pointer)
+                .map_or_else(|| "absent".to_owned(), |v| crate::text::preview(v, 80)),
+            pointer,
+            expected: "an object".into(),
+        }),
+        None => Ok(()),
     }
+}
+
+/// The pointer of the first place where `message` has an array and `written` (the same value
+/// as its type writes it) an object; walked without recursion.
+fn array_for_object(message: &Value, written: &Value) -> Option<String> {
+    let mut stack = vec![(message, written, String::new())];
+    while let Some((m, w, pointer)) = stack.pop() {
+        match (m, w) {
+            (Value::Array(_), Value::Object(_)) => return Some(pointer),
+            (Value::Object(m), Value::Object(w)) => {
+                for (key, value) in m {
+                    if let Some(written) = w.get(key) {
+                        let escaped = key.replace('~', "~0").replace('/', "~1");
+                        stack.push((value, written, format!("{pointer}/{escaped}")));
+                    }
+                }
+            }
+            (Value::Array(m), Value::Array(w)) => {
+                for (i, (value, written)) in m.iter().zip(w).enumerate() {
+                    stack.push((value, written, format!("{pointer}/{i}")));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A `serde_path_to_error` error as a violation: the path as a JSON pointer, serde's
