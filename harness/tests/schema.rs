@@ -481,3 +481,97 @@ async fn recorded_reference_messages_agree_under_both_layers() {
         disagreements.join("\n")
     );
 }
+
+fn check(id: &str) -> mcpspec::Check {
+    mcpspec::checks::catalogue()
+        .into_iter()
+        .find(|c| c.id == id)
+        .unwrap_or_else(|| panic!("no check {id}"))
+}
+
+/// POL-20: a behavioural check that would pass is a Fail when a message it received breaks
+/// the schema, naming method, pointer, expected and actual, quoting the message; the transcript
+/// marks the message with its violations.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_violation_fails_the_check_that_received_it_and_marks_the_transcript() {
+    use mcpspec::transcript::Event;
+    let checks = [check("tools/list/capability-matches")];
+    let clean = common::run(common::reference_with(&[]), &checks, common::quick_options()).await;
+    assert_eq!(clean.results[0].outcome.kind, mcpspec::Kind::Pass);
+    let report = common::run(
+        common::reference_with(&["tool-without-input-schema"]),
+        &checks,
+        common::quick_options(),
+    )
+    .await;
+    let result = &report.results[0];
+    assert_eq!(result.outcome.kind, mcpspec::Kind::Fail);
+    assert!(
+        result.outcome.message.starts_with(
+            "schema violation (SCHEMA-1): tools/list result at /tools/0/inputSchema: \
+             expected a required member, got absent; the check's own verdict was PASS"
+        ),
+        "{}",
+        result.outcome.message
+    );
+    let evidence = result.outcome.evidence.as_ref().expect("the message is quoted");
+    assert!(evidence.quote.contains("\"tools\""), "{evidence}");
+    let marks: Vec<_> = result
+        .transcript
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::SchemaViolations { entry, violations } => Some((*entry, violations.len())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(marks, [(Some(evidence.entry), 1)]);
+}
+
+/// The README's example: an unknown content block type, named with its pointer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_content_type_is_named_as_the_readme_says() {
+    let c = check("schema/tools/structured-output");
+    let (target, options) = common::for_check(
+        &c,
+        common::reference_with(&["content-unknown-type"]),
+        common::quick_options(),
+    );
+    let report = common::run(target, &[c], options).await;
+    let outcome = &report.results[0].outcome;
+    assert_eq!(outcome.kind, mcpspec::Kind::Fail);
+    assert!(
+        outcome.message.contains(
+            "tools/call result at /content/0: expected one of the forms of ContentBlock, \
+             got {\"type\":\"txt\""
+        ),
+        "{}",
+        outcome.message
+    );
+}
+
+/// A Skip or an Error is never turned into anything by a violation; a Fail keeps its finding.
+#[test]
+fn skips_and_errors_stand_and_fails_keep_their_finding() {
+    use mcpspec::transcript::SchemaFinding;
+    let findings = [SchemaFinding {
+        evidence: None,
+        violations: vec![schema::Violation {
+            method: "tools/list result".into(),
+            pointer: "/tools".into(),
+            expected: "array".into(),
+            actual: "string \"x\"".into(),
+        }],
+    }];
+    for kept in [mcpspec::Outcome::skipped("n/a"), mcpspec::Outcome::error("broken")] {
+        assert_eq!(mcpspec::runner::schema_verdict(kept.clone(), &findings), kept);
+    }
+    let failed = mcpspec::runner::schema_verdict(mcpspec::Outcome::fail("wrong code"), &findings);
+    assert_eq!(failed.kind, mcpspec::Kind::Fail);
+    assert!(failed.message.starts_with("wrong code; schema violation (SCHEMA-1): tools/list result at /tools"));
+    let info = mcpspec::runner::schema_verdict(mcpspec::Outcome::info("recorded"), &findings);
+    assert_eq!(info.kind, mcpspec::Kind::Fail);
+    assert_eq!(
+        mcpspec::runner::schema_verdict(mcpspec::Outcome::pass("ok"), &[]),
+        mcpspec::Outcome::pass("ok")
+    );
+}
