@@ -496,7 +496,12 @@ fn check(id: &str) -> mcpspec::Check {
 async fn a_violation_fails_the_check_that_received_it_and_marks_the_transcript() {
     use mcpspec::transcript::Event;
     let checks = [check("tools/list/capability-matches")];
-    let clean = common::run(common::reference_with(&[]), &checks, common::quick_options()).await;
+    let clean = common::run(
+        common::reference_with(&[]),
+        &checks,
+        common::quick_options(),
+    )
+    .await;
     assert_eq!(clean.results[0].outcome.kind, mcpspec::Kind::Pass);
     let report = common::run(
         common::reference_with(&["tool-without-input-schema"]),
@@ -514,7 +519,11 @@ async fn a_violation_fails_the_check_that_received_it_and_marks_the_transcript()
         "{}",
         result.outcome.message
     );
-    let evidence = result.outcome.evidence.as_ref().expect("the message is quoted");
+    let evidence = result
+        .outcome
+        .evidence
+        .as_ref()
+        .expect("the message is quoted");
     assert!(evidence.quote.contains("\"tools\""), "{evidence}");
     let marks: Vec<_> = result
         .transcript
@@ -562,12 +571,22 @@ fn skips_and_errors_stand_and_fails_keep_their_finding() {
             actual: "string \"x\"".into(),
         }],
     }];
-    for kept in [mcpspec::Outcome::skipped("n/a"), mcpspec::Outcome::error("broken")] {
-        assert_eq!(mcpspec::runner::schema_verdict(kept.clone(), &findings), kept);
+    for kept in [
+        mcpspec::Outcome::skipped("n/a"),
+        mcpspec::Outcome::error("broken"),
+    ] {
+        assert_eq!(
+            mcpspec::runner::schema_verdict(kept.clone(), &findings),
+            kept
+        );
     }
     let failed = mcpspec::runner::schema_verdict(mcpspec::Outcome::fail("wrong code"), &findings);
     assert_eq!(failed.kind, mcpspec::Kind::Fail);
-    assert!(failed.message.starts_with("wrong code; schema violation (SCHEMA-1): tools/list result at /tools"));
+    assert!(
+        failed
+            .message
+            .starts_with("wrong code; schema violation (SCHEMA-1): tools/list result at /tools")
+    );
     let info = mcpspec::runner::schema_verdict(mcpspec::Outcome::info("recorded"), &findings);
     assert_eq!(info.kind, mcpspec::Kind::Fail);
     assert_eq!(
