@@ -62,7 +62,7 @@ fn driver(c: &mut Criterion) {
 
 fn catalogue(c: &mut Criterion) {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let checks = mcpspec::checks::catalogue();
+    let checks = mcpspec::catalogue::all();
     let mut g = c.benchmark_group("catalogue");
     g.sample_size(10);
     g.bench_function("embedded-reference-server", |b| {

@@ -60,7 +60,7 @@ impl Baseline {
                 path: p.clone(),
                 source,
             })?;
-        let known: Vec<&str> = crate::checks::catalogue().iter().map(|c| c.id).collect();
+        let known: Vec<&str> = crate::catalogue::all().iter().map(|c| c.id).collect();
         let unknown: Vec<&str> = baseline
             .entries
             .iter()

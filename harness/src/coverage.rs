@@ -204,11 +204,11 @@ fn percent(part: usize, whole: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::catalogue;
+    use crate::catalogue;
 
     #[test]
     fn coverage_counts_every_requirement_once() {
-        let c = Coverage::of(&catalogue());
+        let c = Coverage::of(&catalogue::all());
         assert_eq!(c.total, 97);
         assert_eq!(c.requirements.len(), 97);
         assert_eq!(c.by_era.values().map(|t| t.total).sum::<usize>(), 97);
@@ -229,7 +229,7 @@ mod tests {
 
     #[test]
     fn a_requirement_lists_the_checks_that_cite_it() {
-        let c = Coverage::of(&catalogue());
+        let c = Coverage::of(&catalogue::all());
         let rpc6 = c.requirements.iter().find(|r| r.id == "RPC-6");
         assert!(rpc6.is_some_and(|r| {
             r.checks

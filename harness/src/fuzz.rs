@@ -1,5 +1,5 @@
 //! `mcpspec fuzz` and `mcpspec replay`: black-box fuzzing of any stdio MCP server. (The
-//! in-process cargo-fuzz targets are the top-level `fuzz/` crate, over [`crate::fuzzing`].)
+//! in-process cargo-fuzz targets are the top-level `fuzz/` crate, over [`crate::fuzz_targets`].)
 //!
 //! ```text
 //! seed --> TestRunner (ChaCha) --> strategy::case --> ValueTree --+
@@ -32,7 +32,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use tokio::time::Instant;
 
 use crate::target::{StartError, Target};
-pub use exec::{ExecOptions, Outcome, run_case};
+pub use exec::{ExecOptions, CaseResult, run_case};
 pub use oracle::{Oracle, Violation};
 
 /// What a fuzz run does.
@@ -216,7 +216,7 @@ async fn shrink<T: ValueTree<Value = Vec<Vec<u8>>>>(
     target: &Target,
     tree: &mut T,
     case: Vec<Vec<u8>>,
-    outcome: Outcome,
+    outcome: CaseResult,
     options: &FuzzOptions,
     stats: &mut Stats,
 ) -> Result<Finding, StartError> {
@@ -264,7 +264,7 @@ pub async fn replay(
     target: &Target,
     case: &[Vec<u8>],
     exec: &ExecOptions,
-) -> Result<Outcome, StartError> {
+) -> Result<CaseResult, StartError> {
     crate::preflight::preflight(target, exec.max_message).await?;
     run_case(target, case, exec).await
 }

@@ -30,13 +30,13 @@
 
 pub mod baseline;
 pub mod check;
-pub mod checks;
+pub mod catalogue;
 pub mod cli_values;
 pub mod coverage;
 pub mod driver;
 pub mod fuzz;
 #[doc(hidden)]
-pub mod fuzzing;
+pub mod fuzz_targets;
 pub mod negotiation;
 pub mod outcome;
 pub mod output;

@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use mcpspec::cli_values::parse_duration;
 use mcpspec::driver::Settings;
 use mcpspec::target::TargetArgs;
-use mcpspec::{checks, errln, out, outln};
+use mcpspec::{catalogue, errln, out, outln};
 
 use cli::{exit, usage_error};
 
@@ -87,7 +87,7 @@ fn main() -> ExitCode {
         Command::Fuzz(args) => ExitCode::from(mcpspec::fuzz::cli::fuzz_main(*args)),
         Command::Replay(args) => ExitCode::from(mcpspec::fuzz::cli::replay_main(args)),
         Command::Coverage { json, markdown } => {
-            let coverage = mcpspec::coverage::Coverage::of(&checks::catalogue());
+            let coverage = mcpspec::coverage::Coverage::of(&catalogue::all());
             if json {
                 outln!("{}", coverage.to_json());
             } else if markdown {
@@ -101,7 +101,7 @@ fn main() -> ExitCode {
 }
 
 fn list(json: bool) {
-    let catalogue = checks::catalogue();
+    let catalogue = catalogue::all();
     if json {
         let rows: Vec<_> = catalogue
             .iter()

@@ -85,7 +85,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::checks::catalogue;
+    use crate::catalogue;
 
     #[test]
     fn shard_parses_and_rejects() {
@@ -101,7 +101,7 @@ mod tests {
 
     #[test]
     fn shards_cover_the_catalogue_exactly_once() {
-        let all = catalogue();
+        let all = catalogue::all();
         for count in 1..=5 {
             let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
             let mut sizes = Vec::new();
@@ -125,7 +125,7 @@ mod tests {
 
     #[test]
     fn shards_are_deterministic_and_respect_the_selection() {
-        let all = catalogue();
+        let all = catalogue::all();
         let selection = Selection {
             select: vec!["jsonrpc".into()],
             shard: Some(Shard { index: 1, count: 2 }),
@@ -139,7 +139,7 @@ mod tests {
 
     #[test]
     fn select_and_skip_by_prefix_and_requirement() {
-        let all = catalogue();
+        let all = catalogue::all();
         let by_req = Selection {
             select: vec!["RPC-6".into()],
             ..Selection::default()

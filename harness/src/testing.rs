@@ -57,7 +57,7 @@ pub fn main_with(target: Target, options: RunOptions) -> ExitCode {
 
 /// Runs the catalogue as libtest trials with the given libtest arguments.
 pub fn run(target: Target, options: RunOptions, args: &Arguments) -> Conclusion {
-    libtest_mimic::run(args, trials(&crate::checks::catalogue(), target, options))
+    libtest_mimic::run(args, trials(&crate::catalogue::all(), target, options))
 }
 
 /// One trial per check, named by the check id.

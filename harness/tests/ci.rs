@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -121,7 +121,7 @@ fn an_unknown_baseline_id_is_a_usage_error() {
 
 #[test]
 fn the_committed_baselines_name_real_checks() {
-    for entry in std::fs::read_dir(common::repo_root().join("fixtures/baselines")).unwrap() {
+    for entry in std::fs::read_dir(support::repo_root().join("fixtures/baselines")).unwrap() {
         let path = entry.unwrap().path();
         mcpspec::baseline::Baseline::load(&path)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -187,7 +187,7 @@ fn shards_of_a_cli_run_cover_the_selection_once() {
     }
     let unique: BTreeSet<_> = seen.iter().cloned().collect();
     assert_eq!(unique.len(), seen.len(), "no check runs twice");
-    let all: BTreeSet<_> = mcpspec::checks::catalogue()
+    let all: BTreeSet<_> = mcpspec::catalogue::all()
         .iter()
         .map(|c| c.id.to_owned())
         .collect();
@@ -205,7 +205,7 @@ fn a_bad_shard_is_a_usage_error() {
 
 #[test]
 fn coverage_prints_the_figure_json_and_markdown() {
-    let coverage = mcpspec::coverage::Coverage::of(&mcpspec::checks::catalogue());
+    let coverage = mcpspec::coverage::Coverage::of(&mcpspec::catalogue::all());
     let text = stdout(&mcpspec().arg("coverage").assert().code(0));
     assert!(
         text.starts_with(&format!("requirement coverage: {}/97", coverage.covered)),
@@ -231,7 +231,7 @@ fn coverage_prints_the_figure_json_and_markdown() {
 
 fn action_script() -> StdCommand {
     let mut cmd = StdCommand::new("bash");
-    cmd.arg(common::repo_root().join("scripts/action-run.sh"));
+    cmd.arg(support::repo_root().join("scripts/action-run.sh"));
     // The script is told which mcpspec to run, so the test does not build or install one.
     cmd.env("MCPSPEC_BIN", assert_cmd::cargo::cargo_bin("mcpspec"));
     for var in [
@@ -293,7 +293,7 @@ fn action_script_writes_the_step_summary_and_junit() {
 fn action_script_fails_with_mcpspecs_exit_code_but_still_writes_the_summary() {
     let dir = tempdir("action-fail");
     let summary = dir.join("step-summary.md");
-    let bin = common::reference_binary();
+    let bin = support::reference_binary();
     let out = action_script()
         .env("GITHUB_STEP_SUMMARY", &summary)
         .env("INPUT_OUTPUT_DIR", dir.join("out"))
@@ -321,7 +321,7 @@ fn action_script_fails_with_mcpspecs_exit_code_but_still_writes_the_summary() {
 fn action_script_passes_a_baseline_through() {
     let dir = tempdir("action-baseline");
     let baseline = write_baseline(&dir, &["jsonrpc/result-type/present"]);
-    let bin = common::reference_binary();
+    let bin = support::reference_binary();
     let out = action_script()
         .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
         .env("INPUT_OUTPUT_DIR", dir.join("out"))
@@ -349,7 +349,7 @@ const EXAMPLE: &str = "cargo-test-integration";
 fn example_test(args: &[&str], faults: Option<&str>) -> std::process::Output {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = StdCommand::new(cargo);
-    cmd.current_dir(common::repo_root())
+    cmd.current_dir(support::repo_root())
         .args([
             "test",
             "--quiet",
@@ -380,7 +380,7 @@ fn example_crate_lists_one_test_per_check_passes_and_catches_a_fault() {
         .lines()
         .filter_map(|l| l.strip_suffix(": test"))
         .collect();
-    let all: BTreeSet<&str> = mcpspec::checks::catalogue().iter().map(|c| c.id).collect();
+    let all: BTreeSet<&str> = mcpspec::catalogue::all().iter().map(|c| c.id).collect();
     assert_eq!(listed, all, "one test per check, named by its id");
 
     let run = example_test(&[], None);

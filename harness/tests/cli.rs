@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use assert_cmd::Command;
 
@@ -44,7 +44,7 @@ fn run_against_a_fault_exits_1_and_names_the_requirement() {
 
 #[test]
 fn run_against_the_reference_binary_over_stdio_exits_0() {
-    let bin = common::reference_binary();
+    let bin = support::reference_binary();
     let out = mcpspec()
         .args(["run", "--allow-tool", "add", "--"])
         .arg(&bin)
@@ -56,7 +56,7 @@ fn run_against_the_reference_binary_over_stdio_exits_0() {
 
 #[test]
 fn a_fault_of_the_reference_binary_is_caught_over_stdio() {
-    let bin = common::reference_binary();
+    let bin = support::reference_binary();
     mcpspec()
         .args(["run", "--select", "stdio", "--"])
         .arg(&bin)
@@ -127,7 +127,7 @@ fn transcripts_are_written_per_check() {
 fn list_shows_every_check() {
     let out = mcpspec().arg("list").assert().code(0);
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
-    let n = mcpspec::checks::catalogue().len();
+    let n = mcpspec::catalogue::all().len();
     assert!(text.contains(&format!("{n} checks")), "{text}");
     assert!(text.contains("jsonrpc/parse-error/replies-32700"));
 }
@@ -151,9 +151,9 @@ fn rand_suffix() -> u128 {
 
 #[test]
 fn readme_states_the_current_coverage_and_catalogue_size() {
-    let catalogue = mcpspec::checks::catalogue();
+    let catalogue = mcpspec::catalogue::all();
     let coverage = mcpspec::coverage::Coverage::of(&catalogue);
-    let readme = std::fs::read_to_string(common::repo_root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(support::repo_root().join("README.md")).unwrap();
     let figure = format!("**{}/{} requirement ids", coverage.covered, coverage.total);
     assert!(readme.contains(&figure), "README should state {figure}");
     let checks = format!("from {} checks", catalogue.len());

@@ -3,15 +3,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use std::time::Duration;
 
-use mcpspec::checks::by_id;
+use mcpspec::catalogue::by_id;
 
 async fn verdict(target: mcpspec::Target, options: mcpspec::RunOptions) -> (String, Duration) {
     let check = by_id("deadlock/initialize/answers").expect("the check exists");
-    let report = common::run(target, &[check], options).await;
+    let report = support::run(target, &[check], options).await;
     let r = &report.results[0];
     // The check's own time: the run also probes the target first.
     (
@@ -34,7 +34,7 @@ async fn reference_faults_get_their_verdicts() {
     let mut runs = Vec::new();
     for (fault, want) in cases {
         runs.push(tokio::spawn(async move {
-            let (got, took) = verdict(common::reference_with(&[fault]), common::options()).await;
+            let (got, took) = verdict(support::reference_with(&[fault]), support::options()).await;
             (fault, want, got, took)
         }));
     }
@@ -52,15 +52,15 @@ async fn reference_faults_get_their_verdicts() {
             "{fault}: the verdict took {took:?}"
         );
     }
-    let (clean, _) = verdict(mcpspec::Target::embedded(), common::options()).await;
+    let (clean, _) = verdict(mcpspec::Target::embedded(), support::options()).await;
     assert!(clean.starts_with("PASS"), "{clean}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_sdk_documented_deadlock_is_called_a_deadlock() {
     let (got, took) = verdict(
-        common::python_server(&["--deadlock"]),
-        common::python_options(),
+        support::python_server(&["--deadlock"]),
+        support::python_options(),
     )
     .await;
     assert!(
@@ -68,6 +68,6 @@ async fn python_sdk_documented_deadlock_is_called_a_deadlock() {
         "{got}"
     );
     assert!(took < Duration::from_secs(5), "the verdict took {took:?}");
-    let (clean, _) = verdict(common::python_server(&[]), common::python_options()).await;
+    let (clean, _) = verdict(support::python_server(&[]), support::python_options()).await;
     assert!(clean.starts_with("PASS"), "{clean}");
 }

@@ -9,14 +9,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 use mcpspec::{Check, Kind, Outcome, RunOptions, Target};
 
 /// The checks that send a request naming no protocol version (POL-19 applies to each).
@@ -30,21 +30,21 @@ const NAMES_VERSION: &str = "modern/envelope/missing-client-capabilities";
 const MISMATCH: &str = "http/version-header/mismatch";
 
 fn script() -> String {
-    common::repo_root()
+    support::repo_root()
         .join("fixtures/dual-era/dual_era.py")
         .display()
         .to_string()
 }
 
 fn checks(ids: &[&str]) -> Vec<Check> {
-    let all = catalogue();
+    let all = catalogue::all();
     ids.iter()
         .map(|id| *all.iter().find(|c| c.id == *id).expect("a catalogue check"))
         .collect()
 }
 
 fn options() -> RunOptions {
-    let mut o = common::options();
+    let mut o = support::options();
     o.jobs = 2;
     o.settings.expect_timeout = Duration::from_secs(1);
     o
@@ -57,7 +57,7 @@ async fn stdio_run(eras: &str, answer: &str) -> Vec<(String, Outcome)> {
         .args(["stdio", eras, answer]);
     let mut ids = ENVELOPE_LESS.to_vec();
     ids.push(NAMES_VERSION);
-    let report = common::run(target, &checks(&ids), options()).await;
+    let report = support::run(target, &checks(&ids), options()).await;
     report
         .results
         .iter()
@@ -205,7 +205,7 @@ impl Drop for HttpServer {
 async fn mismatch_outcome(mode: &str) -> Outcome {
     let server = HttpServer::start(mode);
     let target = Target::url(&server.url).expect("a valid URL");
-    let report = common::run(target, &checks(&[MISMATCH]), options()).await;
+    let report = support::run(target, &checks(&[MISMATCH]), options()).await;
     report.results[0].outcome.clone()
 }
 

@@ -8,9 +8,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 use mcpspec::{Check, Need, RunOptions};
 
 /// The areas these checks live in.
@@ -28,7 +28,7 @@ const AREAS: &[&str] = &[
 ];
 
 fn feature_checks() -> Vec<Check> {
-    let checks: Vec<Check> = catalogue()
+    let checks: Vec<Check> = catalogue::all()
         .into_iter()
         .filter(|c| AREAS.iter().any(|a| c.id.starts_with(a)))
         .collect();
@@ -37,7 +37,7 @@ fn feature_checks() -> Vec<Check> {
 }
 
 fn probe_options() -> RunOptions {
-    let mut options = common::options();
+    let mut options = support::options();
     options.checks.probe_profile = true;
     options
 }
@@ -72,34 +72,34 @@ async fn probe_checks_are_skipped_without_the_probe_profile() {
         .into_iter()
         .filter(|c| c.needs.contains(&Need::ProbeProfile))
         .collect();
-    let report = common::run(mcpspec::Target::embedded(), &checks, common::options()).await;
-    common::assert_all_skipped(&report, Some("--probe-profile"));
+    let report = support::run(mcpspec::Target::embedded(), &checks, support::options()).await;
+    support::assert_all_skipped(&report, Some("--probe-profile"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn reference_passes_and_transcripts_match_snapshots() {
     let checks = feature_checks();
-    let first = common::run(probe_reference(), &checks, probe_options()).await;
-    let second = common::run(probe_reference(), &checks, probe_options()).await;
-    common::assert_all_pass(&first, "the reference server with the probe profile");
-    common::assert_transcripts("features", &first, &second, redact_state);
+    let first = support::run(probe_reference(), &checks, probe_options()).await;
+    let second = support::run(probe_reference(), &checks, probe_options()).await;
+    support::assert_all_pass(&first, "the reference server with the probe profile");
+    support::assert_transcripts("features", &first, &second, redact_state);
 }
 
 /// A server without the modern era: every check here is skipped (with a reason).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn legacy_only_server_skips_every_feature_check() {
-    let target = common::reference_eras(common::eras("legacy"));
-    let report = common::run(target, &feature_checks(), probe_options()).await;
-    common::assert_all_skipped(&report, None);
+    let target = support::reference_eras(support::eras("legacy"));
+    let report = support::run(target, &feature_checks(), probe_options()).await;
+    support::assert_all_skipped(&report, None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn python_sdk_probe_verdicts_match_snapshot_and_baseline() {
-    let target = common::python_server(&["--probe-profile"]);
-    let mut options = common::python_options();
+    let target = support::python_server(&["--probe-profile"]);
+    let mut options = support::python_options();
     options.checks.probe_profile = true;
-    let mut report = common::run(target, &feature_checks(), options).await;
-    common::assert_verdicts_against_baseline(
+    let mut report = support::run(target, &feature_checks(), options).await;
+    support::assert_verdicts_against_baseline(
         &mut report,
         "python-sdk-2.3.0-probe.yaml",
         "verdicts-features-probe",

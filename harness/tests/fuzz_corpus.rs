@@ -4,14 +4,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use std::path::PathBuf;
 
 use mcpspec::fuzz::{ExecOptions, reproducer, run_case};
 
 fn inputs() -> Vec<PathBuf> {
-    let root = common::repo_root().join("fixtures/fuzz");
+    let root = support::repo_root().join("fixtures/fuzz");
     let mut files = Vec::new();
     for dir in ["seeds", "regressions"] {
         for entry in std::fs::read_dir(root.join(dir)).expect("fixtures/fuzz exists") {
@@ -31,21 +31,21 @@ fn in_process_targets_hold_on_the_corpus_and_regressions() {
     for path in inputs() {
         let bytes = std::fs::read(&path).unwrap();
         let name = path.display();
-        mcpspec::fuzzing::codec_invariants(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-        mcpspec::fuzzing::sse_invariants(&bytes).unwrap_or_else(|e| panic!("sse, {name}: {e}"));
+        mcpspec::fuzz_targets::codec_invariants(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        mcpspec::fuzz_targets::sse_invariants(&bytes).unwrap_or_else(|e| panic!("sse, {name}: {e}"));
         for line in reproducer::split_lines(&bytes) {
-            mcpspec::fuzzing::codec_invariants(&line).unwrap_or_else(|e| panic!("{name}: {e}"));
+            mcpspec::fuzz_targets::codec_invariants(&line).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
-        mcp_reference_server::fuzzing::dispatch_invariants(&bytes)
+        mcp_reference_server::fuzz_targets::dispatch_invariants(&bytes)
             .unwrap_or_else(|e| panic!("dispatch, {name}: {e}"));
-        mcp_reference_server::fuzzing::structured_invariants(&bytes)
+        mcp_reference_server::fuzz_targets::structured_invariants(&bytes)
             .unwrap_or_else(|e| panic!("structured, {name}: {e}"));
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn black_box_oracles_find_nothing_on_the_corpus_against_the_reference_server() {
-    let target = common::reference_with(&[]);
+    let target = support::reference_with(&[]);
     for path in inputs() {
         let case = reproducer::read(&path).unwrap();
         let outcome = run_case(&target, &case, &ExecOptions::default())

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use assert_cmd::Command;
 
@@ -30,7 +30,7 @@ fn fuzz_url(url: &str, out: &std::path::Path, extra: &[&str]) -> assert_cmd::ass
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_clean_http_server_gives_no_finding() {
-    let (target, handle) = common::http_reference(mcp_reference_server::Config::default()).await;
+    let (target, handle) = support::http_reference(mcp_reference_server::Config::default()).await;
     let out = std::env::temp_dir().join(format!("mcpspec-fuzz-http-{}", std::process::id()));
     let url = target.describe();
     let assert = tokio::task::spawn_blocking(move || fuzz_url(&url, &out, &[]))

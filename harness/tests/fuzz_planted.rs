@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -29,7 +29,7 @@ fn find(name: &str, target_args: &[&str], expect_oracle: &str) -> (PathBuf, Stri
         .args(["fuzz", "--seed", "3", "--time", "40", "--max-findings", "1"])
         .args(["--timeout", "0.3", "--shrink-time", "10"])
         .arg("--seeds")
-        .arg(common::repo_root().join("fixtures/fuzz/seeds"))
+        .arg(support::repo_root().join("fixtures/fuzz/seeds"))
         .arg("--out")
         .arg(&out)
         .args(target_args)
@@ -113,7 +113,7 @@ fn finds_the_hang() {
 
 #[test]
 fn finds_the_double_reply_over_stdio_and_leaves_no_process() {
-    let bin = common::reference_binary().display().to_string();
+    let bin = support::reference_binary().display().to_string();
     // Every server process this test starts carries the marker in its environment.
     let marker = format!("MCPSPEC_FUZZ_TEST_MARK={}", std::process::id());
     let args = [

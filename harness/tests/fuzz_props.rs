@@ -29,13 +29,13 @@ proptest! {
         for p in pieces {
             data.extend_from_slice(p);
         }
-        let checked = mcpspec::fuzzing::sse_invariants(&data);
+        let checked = mcpspec::fuzz_targets::sse_invariants(&data);
         prop_assert!(checked.is_ok(), "{:?}", checked);
     }
 
     #[test]
     fn decode_is_total_on_any_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
-        prop_assert_eq!(mcpspec::fuzzing::codec_invariants(&bytes), Ok(()));
+        prop_assert_eq!(mcpspec::fuzz_targets::codec_invariants(&bytes), Ok(()));
     }
 
     #[test]
@@ -45,9 +45,9 @@ proptest! {
         let frame = Frame::decode(value.to_string().as_bytes());
         if let Ok(message) = &frame.parsed {
             prop_assert!(!matches!(message, Message::Batch(_)));
-            prop_assert_eq!(mcpspec::fuzzing::round_trip(message), Ok(()));
+            prop_assert_eq!(mcpspec::fuzz_targets::round_trip(message), Ok(()));
         }
-        prop_assert_eq!(mcpspec::fuzzing::codec_invariants(value.to_string().as_bytes()), Ok(()));
+        prop_assert_eq!(mcpspec::fuzz_targets::codec_invariants(value.to_string().as_bytes()), Ok(()));
     }
 }
 
@@ -64,14 +64,14 @@ proptest! {
             input.push(b'\n');
         }
         let config = mcp_reference_server::Config::default();
-        prop_assert_eq!(mcp_reference_server::fuzzing::serve_and_check(config, &input), Ok(()));
+        prop_assert_eq!(mcp_reference_server::fuzz_targets::serve_and_check(config, &input), Ok(()));
     }
 
     #[test]
     fn reference_server_invariants_hold_on_structured_sessions(
         bytes in proptest::collection::vec(any::<u8>(), 0..512)
     ) {
-        prop_assert_eq!(mcp_reference_server::fuzzing::structured_invariants(&bytes), Ok(()));
+        prop_assert_eq!(mcp_reference_server::fuzz_targets::structured_invariants(&bytes), Ok(()));
     }
 }
 
@@ -79,7 +79,7 @@ proptest! {
 fn the_structured_model_expresses_the_planted_panic() {
     // libFuzzer searches this model (scripts/fuzz-smoke.sh --expect-crash structured); here:
     // the session it has to find exists and trips the invariant check.
-    use mcp_reference_server::fuzzing::*;
+    use mcp_reference_server::fuzz_targets::*;
     let session = Session {
         eras: ErasPick::Both,
         probe_profile: false,

@@ -7,13 +7,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 use mcpspec::{Check, Need, RunOptions};
 
 fn middleware_checks() -> Vec<Check> {
-    let checks: Vec<Check> = catalogue()
+    let checks: Vec<Check> = catalogue::all()
         .into_iter()
         .filter(|c| c.id.starts_with("middleware/"))
         .collect();
@@ -32,7 +32,7 @@ fn middleware_checks() -> Vec<Check> {
 }
 
 fn probe_options() -> RunOptions {
-    let mut options = common::options();
+    let mut options = support::options();
     options.checks.probe_profile = true;
     options
 }
@@ -46,31 +46,31 @@ fn probe_reference() -> mcpspec::Target {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn skipped_without_the_probe_profile() {
-    let report = common::run(
+    let report = support::run(
         mcpspec::Target::embedded(),
         &middleware_checks(),
-        common::options(),
+        support::options(),
     )
     .await;
-    common::assert_all_skipped(&report, Some("--probe-profile"));
+    support::assert_all_skipped(&report, Some("--probe-profile"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn reference_passes_and_transcripts_match_snapshots() {
     let checks = middleware_checks();
-    let first = common::run(probe_reference(), &checks, probe_options()).await;
-    let second = common::run(probe_reference(), &checks, probe_options()).await;
-    common::assert_all_pass(&first, "the reference server with the probe profile");
-    common::assert_transcripts("middleware", &first, &second, |_| {});
+    let first = support::run(probe_reference(), &checks, probe_options()).await;
+    let second = support::run(probe_reference(), &checks, probe_options()).await;
+    support::assert_all_pass(&first, "the reference server with the probe profile");
+    support::assert_transcripts("middleware", &first, &second, |_| {});
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn python_sdk_probe_verdicts_match_snapshot_and_baseline() {
-    let target = common::python_server(&["--probe-profile"]);
-    let mut options = common::python_options();
+    let target = support::python_server(&["--probe-profile"]);
+    let mut options = support::python_options();
     options.checks.probe_profile = true;
-    let mut report = common::run(target, &middleware_checks(), options).await;
-    common::assert_verdicts_against_baseline(
+    let mut report = support::run(target, &middleware_checks(), options).await;
+    support::assert_verdicts_against_baseline(
         &mut report,
         "python-sdk-2.3.0-probe.yaml",
         "verdicts-probe",

@@ -3,35 +3,35 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use mcp_reference_server::faults::Fault;
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_check_fails_under_its_faults() {
     let mut runs = Vec::new();
-    for check in catalogue() {
+    for check in catalogue::all() {
         assert!(
             !check.faults.is_empty(),
             "{} names no fault that makes it fail",
             check.id
         );
         for fault in check.faults {
-            let (name, _) = common::parse_fault_spec(fault);
+            let (name, _) = support::parse_fault_spec(fault);
             assert!(
                 name.parse::<Fault>().is_ok(),
                 "{} names unknown fault {fault}",
                 check.id
             );
-            let (target, options) = common::for_check(
+            let (target, options) = support::for_check(
                 &check,
-                common::reference_with(&[fault]),
-                common::quick_options(),
+                support::reference_with(&[fault]),
+                support::quick_options(),
             );
             runs.push(tokio::spawn(async move {
-                let (target, _server) = common::over_http_if_needed(&check, fault, target).await;
-                let report = common::run(target, &[check], options).await;
+                let (target, _server) = support::over_http_if_needed(&check, fault, target).await;
+                let report = support::run(target, &[check], options).await;
                 (check.id, *fault, report.results[0].outcome.clone())
             }));
         }
@@ -67,9 +67,9 @@ async fn every_check_fails_under_its_faults() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_fault_is_caught_by_some_check() {
-    let named: std::collections::BTreeSet<&str> = catalogue()
+    let named: std::collections::BTreeSet<&str> = catalogue::all()
         .iter()
-        .flat_map(|c| c.faults.iter().map(|f| common::parse_fault_spec(f).0))
+        .flat_map(|c| c.faults.iter().map(|f| support::parse_fault_spec(f).0))
         .collect();
     let unused: Vec<&str> = Fault::ALL
         .iter()

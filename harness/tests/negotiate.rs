@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ use mcpspec::negotiation::matrix;
 
 fn snapshot(name: &str, value: &impl serde::Serialize) {
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(common::repo_root().join("snapshots/negotiate"));
+    settings.set_snapshot_path(support::repo_root().join("snapshots/negotiate"));
     settings.set_prepend_module_to_snapshot(false);
     settings.bind(|| insta::assert_yaml_snapshot!(name, value));
 }
@@ -22,7 +22,7 @@ fn snapshot(name: &str, value: &impl serde::Serialize) {
 async fn reference_server_matrices() {
     let settings = Arc::new(Settings::default());
     for mode in ["both", "modern", "legacy"] {
-        let m = matrix(&common::reference_eras(common::eras(mode)), &settings)
+        let m = matrix(&support::reference_eras(support::eras(mode)), &settings)
             .await
             .unwrap();
         snapshot(&format!("reference-eras-{mode}"), &m);
@@ -32,7 +32,7 @@ async fn reference_server_matrices() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn python_sdk_matrix() {
     let settings = Arc::new(Settings::default());
-    let m = matrix(&common::python_server(&[]), &settings)
+    let m = matrix(&support::python_server(&[]), &settings)
         .await
         .unwrap();
     snapshot("python-sdk-2.3.0", &m);

@@ -6,24 +6,24 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn python_sdk_verdicts_are_stable_and_match_snapshot_and_baseline() {
-    let checks = catalogue();
+    let checks = catalogue::all();
     let run = || {
-        common::run(
-            common::python_server(&[]),
+        support::run(
+            support::python_server(&[]),
             &checks,
-            common::python_options(),
+            support::python_options(),
         )
     };
     let mut report = run().await;
     let second = run().await;
-    common::assert_same_outcomes(&report, &second, "Python SDK over stdio");
-    common::assert_verdicts_against_baseline(
+    support::assert_same_outcomes(&report, &second, "Python SDK over stdio");
+    support::assert_verdicts_against_baseline(
         &mut report,
         "python-sdk-2.3.0.yaml",
         "verdicts-stdio",

@@ -5,26 +5,26 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn python_sdk_http_verdicts_are_stable_and_match_snapshot_and_baseline() {
-    let script = common::repo_root().join("fixtures/servers/python/server.py");
+    let script = support::repo_root().join("fixtures/servers/python/server.py");
     let script = script.to_str().expect("a UTF-8 path");
     // A fresh server for each run: the second run must not depend on the first one's state.
     let mut reports = Vec::new();
     for _ in 0..2 {
-        let server = common::HttpFixture::start(&common::venv_python(), &[script]);
-        reports.push(common::run(server.target(), &catalogue(), common::python_options()).await);
+        let server = support::HttpFixture::start(&support::venv_python(), &[script]);
+        reports.push(support::run(server.target(), &catalogue::all(), support::python_options()).await);
         drop(server);
     }
     let (mut first, second) = (reports.remove(0), reports.remove(0));
-    common::assert_same_outcomes(&first, &second, "Python SDK over streamable HTTP");
+    support::assert_same_outcomes(&first, &second, "Python SDK over streamable HTTP");
     // The port differs per run.
     let filters = [(r"127\.0\.0\.1:\d+", "127.0.0.1:[port]")];
-    common::assert_verdicts_against_baseline(
+    support::assert_verdicts_against_baseline(
         &mut first,
         "python-sdk-2.3.0-http.yaml",
         "verdicts-http",

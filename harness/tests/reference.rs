@@ -4,29 +4,29 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use std::collections::BTreeSet;
 
 use mcpspec::Kind;
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 
 /// Runs the catalogue against one configuration; panics on anything but Pass or a Skipped
 /// with a reason; returns the ids that passed.
 async fn passes(config: mcp_reference_server::Config, http: bool) -> BTreeSet<String> {
-    let mut options = common::options();
+    let mut options = support::options();
     options.checks.probe_profile = config.probe_profile;
     let label = format!(
         "eras {:?}, probe {}, http {http}",
         config.eras, config.probe_profile
     );
     let (target, _server) = if http {
-        let (t, h) = common::http_reference(config).await;
+        let (t, h) = support::http_reference(config).await;
         (t, Some(h))
     } else {
         (mcpspec::Target::Embedded(config), None)
     };
-    let report = common::run(target, &catalogue(), options).await;
+    let report = support::run(target, &catalogue::all(), options).await;
     let mut passed = BTreeSet::new();
     for r in &report.results {
         match r.outcome.kind {
@@ -50,7 +50,7 @@ async fn every_check_passes_somewhere_and_is_skipped_elsewhere() {
         for probe_profile in [false, true] {
             for http in [false, true] {
                 let config = mcp_reference_server::Config {
-                    eras: common::eras(eras),
+                    eras: support::eras(eras),
                     probe_profile,
                     ..Default::default()
                 };
@@ -62,7 +62,7 @@ async fn every_check_passes_somewhere_and_is_skipped_elsewhere() {
     let mut config = mcp_reference_server::Config::default();
     config.http.header_tool = true;
     passed.extend(passes(config, true).await);
-    let never: Vec<_> = catalogue()
+    let never: Vec<_> = catalogue::all()
         .iter()
         .map(|c| c.id)
         .filter(|id| !passed.contains(*id))
@@ -75,7 +75,7 @@ async fn every_check_passes_somewhere_and_is_skipped_elsewhere() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_default_run_is_green() {
-    let report = common::run(mcpspec::Target::embedded(), &catalogue(), common::options()).await;
+    let report = support::run(mcpspec::Target::embedded(), &catalogue::all(), support::options()).await;
     assert!(report.passed(), "{}", report.to_console(false));
     assert_eq!(
         report.summary.fail + report.summary.error + report.summary.non_strict,
@@ -85,9 +85,9 @@ async fn the_default_run_is_green() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn transcripts_match_snapshots_and_repeat() {
-    let first = common::run(mcpspec::Target::embedded(), &catalogue(), common::options()).await;
-    let second = common::run(mcpspec::Target::embedded(), &catalogue(), common::options()).await;
-    common::assert_transcripts("transcripts", &first, &second, |_| {});
+    let first = support::run(mcpspec::Target::embedded(), &catalogue::all(), support::options()).await;
+    let second = support::run(mcpspec::Target::embedded(), &catalogue::all(), support::options()).await;
+    support::assert_transcripts("transcripts", &first, &second, |_| {});
 }
 
 /// POL-28: on a legacy-only server (in memory and over HTTP) every `jsonrpc/*` check that needs
@@ -96,7 +96,7 @@ async fn transcripts_match_snapshots_and_repeat() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn jsonrpc_checks_run_on_a_legacy_only_server() {
     use mcpspec::transcript::Event;
-    let jsonrpc: Vec<_> = catalogue()
+    let jsonrpc: Vec<_> = catalogue::all()
         .into_iter()
         .filter(|c| c.id.starts_with("jsonrpc/"))
         .collect();
@@ -108,16 +108,16 @@ async fn jsonrpc_checks_run_on_a_legacy_only_server() {
     assert_eq!(any_era.len(), 12, "{any_era:?}");
     for http in [false, true] {
         let config = mcp_reference_server::Config {
-            eras: common::eras("legacy"),
+            eras: support::eras("legacy"),
             ..Default::default()
         };
         let (target, _server) = if http {
-            let (t, h) = common::http_reference(config).await;
+            let (t, h) = support::http_reference(config).await;
             (t, Some(h))
         } else {
             (mcpspec::Target::Embedded(config), None)
         };
-        let report = common::run(target, &jsonrpc, common::options()).await;
+        let report = support::run(target, &jsonrpc, support::options()).await;
         for r in &report.results {
             if !any_era.contains(r.id.as_str()) {
                 assert_eq!(r.outcome.kind, Kind::Skipped, "http {http}: {}", r.id);

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -33,7 +33,7 @@ fn find(dir: &Path, target_args: &[&str], oracle: &str) -> (PathBuf, String) {
         .args(["fuzz", "--seed", "3", "--time", "30", "--max-findings", "1"])
         .args(["--timeout", "0.3", "--shrink-time", "10", "--out", "out"])
         .arg("--seeds")
-        .arg(common::repo_root().join("fixtures/fuzz/seeds"))
+        .arg(support::repo_root().join("fixtures/fuzz/seeds"))
         .args(target_args)
         .timeout(Duration::from_secs(90))
         .output()
@@ -140,7 +140,7 @@ fn a_planted_fault_is_recorded_and_the_printed_command_reproduces_it() {
     assert!(stderr.contains("recorded target"), "{stderr}");
 
     // Another explicit target is refused, whatever kind it is.
-    let bin = common::reference_binary().display().to_string();
+    let bin = support::reference_binary().display().to_string();
     for other in [
         vec!["--fault", "reply-to-notifications"],
         vec!["--eras", "both"],
@@ -191,7 +191,7 @@ fn a_reproducer_without_a_record_replays_as_before_with_a_note() {
 #[test]
 fn a_stdio_finding_replays_on_its_command() {
     let dir = workdir("stdio");
-    let bin = common::reference_binary().display().to_string();
+    let bin = support::reference_binary().display().to_string();
     let target = ["--", bin.as_str(), "--fault", "reply-twice"];
     let (reproducer, command) = find(&dir, &target, "duplicate-reply");
     let file = reproducer.to_str().unwrap();

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use std::collections::BTreeMap;
 
@@ -113,7 +113,7 @@ fn fixed_report() -> RunReport {
 
 fn snapshot_settings() -> insta::Settings {
     let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(common::repo_root().join("snapshots/reports"));
+    settings.set_snapshot_path(support::repo_root().join("snapshots/reports"));
     settings.set_prepend_module_to_snapshot(false);
     settings
 }
@@ -267,10 +267,10 @@ fn junit_parses_back_with_matching_counts() {
 fn junit_of_a_real_run_parses_with_quick_junit_counts() {
     let report = tokio::runtime::Runtime::new()
         .unwrap()
-        .block_on(common::run(
-            common::reference_with(&["no-result-type"]),
-            &mcpspec::checks::catalogue(),
-            common::quick_options(),
+        .block_on(support::run(
+            support::reference_with(&["no-result-type"]),
+            &mcpspec::catalogue::all(),
+            support::quick_options(),
         ));
     let xml = report.to_junit();
     let root = quick_junit::Report::deserialize_from_str(&xml).expect("quick-junit reads it back");

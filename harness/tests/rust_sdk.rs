@@ -8,20 +8,20 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 
 /// The server's port differs per run.
 const FILTERS: &[(&str, &str)] = &[(r"127\.0\.0\.1:\d+", "127.0.0.1:[port]")];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn rust_sdk_stdio_verdicts_are_stable_and_match_snapshot_and_baseline() {
-    let target = || common::rust_sdk_server(&[]);
-    let mut first = common::run(target(), &catalogue(), common::sdk_options()).await;
-    let second = common::run(target(), &catalogue(), common::sdk_options()).await;
-    common::assert_same_outcomes(&first, &second, "Rust SDK over stdio");
-    common::assert_verdicts_against_baseline_in(
+    let target = || support::rust_sdk_server(&[]);
+    let mut first = support::run(target(), &catalogue::all(), support::sdk_options()).await;
+    let second = support::run(target(), &catalogue::all(), support::sdk_options()).await;
+    support::assert_same_outcomes(&first, &second, "Rust SDK over stdio");
+    support::assert_verdicts_against_baseline_in(
         "rust-sdk",
         &mut first,
         "rust-sdk-3.11.0.yaml",
@@ -35,13 +35,13 @@ async fn rust_sdk_http_verdicts_are_stable_and_match_snapshot_and_baseline() {
     // A fresh server for each run: the second run must not depend on the first one's sessions.
     let mut reports = Vec::new();
     for _ in 0..2 {
-        let server = common::HttpFixture::start(&common::rust_sdk_binary(), &[]);
-        reports.push(common::run(server.target(), &catalogue(), common::sdk_options()).await);
+        let server = support::HttpFixture::start(&support::rust_sdk_binary(), &[]);
+        reports.push(support::run(server.target(), &catalogue::all(), support::sdk_options()).await);
         drop(server);
     }
     let (mut first, second) = (reports.remove(0), reports.remove(0));
-    common::assert_same_outcomes(&first, &second, "Rust SDK over streamable HTTP");
-    common::assert_verdicts_against_baseline_in(
+    support::assert_same_outcomes(&first, &second, "Rust SDK over streamable HTTP");
+    support::assert_verdicts_against_baseline_in(
         "rust-sdk",
         &mut first,
         "rust-sdk-3.11.0-http.yaml",

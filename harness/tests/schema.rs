@@ -4,7 +4,7 @@
 //! each is rejected by both; every exception of `schema/exceptions.rs` is proven; deep and
 //! large messages are validated without a panic or a stack overflow.
 
-mod common;
+mod support;
 
 use std::path::PathBuf;
 
@@ -14,7 +14,7 @@ use mcpspec::schema::{self, Shape, document::Document};
 
 /// The official schema folder (`../shared/mcp-spec/schema` beside the repository).
 fn spec_dir() -> PathBuf {
-    common::repo_root().join("../shared/mcp-spec/schema")
+    support::repo_root().join("../shared/mcp-spec/schema")
 }
 
 fn official(revision: &str) -> Document {
@@ -338,17 +338,17 @@ fn deep_and_large_messages_do_not_overflow_or_panic() {
 /// catch, with a pointer into the message.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_user_schema_replaces_the_built_in_types() {
-    let mut options = common::quick_options();
+    let mut options = support::quick_options();
     options.settings.schema =
         schema::Validator::Document(std::sync::Arc::new(official("2026-07-28")));
-    let checks: Vec<_> = mcpspec::checks::catalogue()
+    let checks: Vec<_> = mcpspec::catalogue::all()
         .into_iter()
         .filter(|c| c.id == "schema/discover/result")
         .collect();
-    let clean = common::run(common::reference_with(&[]), &checks, options.clone()).await;
+    let clean = support::run(support::reference_with(&[]), &checks, options.clone()).await;
     assert_eq!(clean.results[0].outcome.kind, mcpspec::Kind::Pass);
-    let broken = common::run(
-        common::reference_with(&["capability-wrong-type"]),
+    let broken = support::run(
+        support::reference_with(&["capability-wrong-type"]),
         &checks,
         options,
     )
@@ -408,31 +408,31 @@ async fn recorded_reference_messages_agree_under_both_layers() {
             .into_iter()
             .map(|r| (r, official(r)))
             .collect();
-    let catalogue = mcpspec::checks::catalogue();
+    let catalogue = mcpspec::catalogue::all();
     let mut runs = Vec::new();
     for eras in ["both", "modern", "legacy"] {
         let config = mcp_reference_server::Config {
-            eras: common::eras(eras),
+            eras: support::eras(eras),
             probe_profile: true,
             ..Default::default()
         };
-        let mut options = common::quick_options();
+        let mut options = support::quick_options();
         options.checks.probe_profile = true;
         let checks = catalogue.clone();
         runs.push(tokio::spawn(async move {
-            common::run(mcpspec::Target::Embedded(config), &checks, options).await
+            support::run(mcpspec::Target::Embedded(config), &checks, options).await
         }));
     }
     for check in catalogue.iter().copied() {
         for fault in check.faults {
-            let (target, options) = common::for_check(
+            let (target, options) = support::for_check(
                 &check,
-                common::reference_with(&[fault]),
-                common::quick_options(),
+                support::reference_with(&[fault]),
+                support::quick_options(),
             );
             runs.push(tokio::spawn(async move {
-                let (target, _server) = common::over_http_if_needed(&check, fault, target).await;
-                common::run(target, &[check], options).await
+                let (target, _server) = support::over_http_if_needed(&check, fault, target).await;
+                support::run(target, &[check], options).await
             }));
         }
     }
@@ -483,7 +483,7 @@ async fn recorded_reference_messages_agree_under_both_layers() {
 }
 
 fn check(id: &str) -> mcpspec::Check {
-    mcpspec::checks::catalogue()
+    mcpspec::catalogue::all()
         .into_iter()
         .find(|c| c.id == id)
         .unwrap_or_else(|| panic!("no check {id}"))
@@ -496,17 +496,17 @@ fn check(id: &str) -> mcpspec::Check {
 async fn a_violation_fails_the_check_that_received_it_and_marks_the_transcript() {
     use mcpspec::transcript::Event;
     let checks = [check("tools/list/capability-matches")];
-    let clean = common::run(
-        common::reference_with(&[]),
+    let clean = support::run(
+        support::reference_with(&[]),
         &checks,
-        common::quick_options(),
+        support::quick_options(),
     )
     .await;
     assert_eq!(clean.results[0].outcome.kind, mcpspec::Kind::Pass);
-    let report = common::run(
-        common::reference_with(&["tool-without-input-schema"]),
+    let report = support::run(
+        support::reference_with(&["tool-without-input-schema"]),
         &checks,
-        common::quick_options(),
+        support::quick_options(),
     )
     .await;
     let result = &report.results[0];
@@ -540,12 +540,12 @@ async fn a_violation_fails_the_check_that_received_it_and_marks_the_transcript()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_content_type_is_named_as_the_readme_says() {
     let c = check("schema/tools/structured-output");
-    let (target, options) = common::for_check(
+    let (target, options) = support::for_check(
         &c,
-        common::reference_with(&["content-unknown-type"]),
-        common::quick_options(),
+        support::reference_with(&["content-unknown-type"]),
+        support::quick_options(),
     );
-    let report = common::run(target, &[c], options).await;
+    let report = support::run(target, &[c], options).await;
     let outcome = &report.results[0].outcome;
     assert_eq!(outcome.kind, mcpspec::Kind::Fail);
     assert!(

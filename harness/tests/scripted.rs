@@ -15,14 +15,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcpspec::Kind;
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -164,7 +164,7 @@ async fn scripted_sse_server() -> (mcpspec::Target, Arc<Streams>, tokio::task::J
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_listen_stream_with_a_priming_event_delivers_its_acknowledgement_while_open() {
     let (target, streams, server) = scripted_sse_server().await;
-    let checks: Vec<_> = catalogue()
+    let checks: Vec<_> = catalogue::all()
         .into_iter()
         .filter(|c| {
             [
@@ -174,9 +174,9 @@ async fn a_listen_stream_with_a_priming_event_delivers_its_acknowledgement_while
             .contains(&c.id)
         })
         .collect();
-    let mut options = common::options();
+    let mut options = support::options();
     options.jobs = 1;
-    let report = common::run(target, &checks, options).await;
+    let report = support::run(target, &checks, options).await;
     let verdicts: Vec<(String, Kind, String)> = report
         .results
         .iter()
@@ -231,19 +231,19 @@ async fn a_listen_stream_with_a_priming_event_delivers_its_acknowledgement_while
 
 /// `fixtures/scripted/legacy_only.py` as a stdio target.
 fn legacy_only_server() -> mcpspec::Target {
-    let script = common::repo_root().join("fixtures/scripted/legacy_only.py");
+    let script = support::repo_root().join("fixtures/scripted/legacy_only.py");
     mcpspec::Target::command("python3").arg(script.display().to_string())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn jsonrpc_checks_run_on_a_legacy_only_server_after_the_handshake() {
-    let checks: Vec<_> = catalogue()
+    let checks: Vec<_> = catalogue::all()
         .into_iter()
         .filter(|c| c.id.starts_with("jsonrpc/"))
         .collect();
-    let mut options = common::options();
+    let mut options = support::options();
     options.jobs = 2;
-    let report = common::run(legacy_only_server(), &checks, options).await;
+    let report = support::run(legacy_only_server(), &checks, options).await;
     let verdicts: Vec<String> = report
         .results
         .iter()
@@ -421,9 +421,9 @@ async fn against_legacy_http(id: &str) -> mcpspec::Outcome {
             tokio::spawn(serve_legacy_with_sessions(sock));
         }
     });
-    let check = mcpspec::checks::by_id(id).expect("the check exists");
+    let check = mcpspec::catalogue::by_id(id).expect("the check exists");
     let target = mcpspec::Target::url(&url).expect("url");
-    let report = common::run(target, &[check], common::options()).await;
+    let report = support::run(target, &[check], support::options()).await;
     server.abort();
     report.results[0].outcome.clone()
 }
@@ -454,7 +454,7 @@ async fn a_session_less_request_refused_with_a_plain_400_is_an_error_answer_befo
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_idless_invalid_message_answered_with_an_idless_32600_is_not_a_reply_to_a_notification()
 {
-    let script = common::repo_root().join("fixtures/scripted/legacy_only.py");
+    let script = support::repo_root().join("fixtures/scripted/legacy_only.py");
     let target = mcpspec::Target::command("python3")
         .arg(script.display().to_string())
         .arg("--reject-invalid-notifications");
@@ -463,9 +463,9 @@ async fn an_idless_invalid_message_answered_with_an_idless_32600_is_not_a_reply_
         "jsonrpc/notification/no-reply",
     ]
     .iter()
-    .map(|id| mcpspec::checks::by_id(id).expect("the check exists"))
+    .map(|id| mcpspec::catalogue::by_id(id).expect("the check exists"))
     .collect();
-    let report = common::run(target, &checks, common::options()).await;
+    let report = support::run(target, &checks, support::options()).await;
     let verdicts: Vec<String> = report
         .results
         .iter()

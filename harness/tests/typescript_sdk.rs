@@ -9,9 +9,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
-use mcpspec::checks::catalogue;
+use mcpspec::catalogue;
 
 /// Run-specific text in verdicts: the server's port, session ids, where the repository is.
 fn filters() -> Vec<(String, &'static str)> {
@@ -27,7 +27,7 @@ fn filters() -> Vec<(String, &'static str)> {
 
 /// The repository's absolute path as the server would print it (Node error pages quote it).
 fn repo_root_path() -> String {
-    let root = common::repo_root();
+    let root = support::repo_root();
     root.canonicalize().unwrap_or(root).display().to_string()
 }
 
@@ -42,13 +42,13 @@ fn regex_escape(text: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn typescript_sdk_stdio_verdicts_are_stable_and_match_snapshot_and_baseline() {
-    let target = || common::typescript_server(&[]);
-    let mut first = common::run(target(), &catalogue(), common::sdk_options()).await;
-    let second = common::run(target(), &catalogue(), common::sdk_options()).await;
-    common::assert_same_outcomes(&first, &second, "TypeScript SDK over stdio");
+    let target = || support::typescript_server(&[]);
+    let mut first = support::run(target(), &catalogue::all(), support::sdk_options()).await;
+    let second = support::run(target(), &catalogue::all(), support::sdk_options()).await;
+    support::assert_same_outcomes(&first, &second, "TypeScript SDK over stdio");
     let filters = filters();
     let filters: Vec<(&str, &str)> = filters.iter().map(|(p, r)| (p.as_str(), *r)).collect();
-    common::assert_verdicts_against_baseline_in(
+    support::assert_verdicts_against_baseline_in(
         "typescript-sdk",
         &mut first,
         "typescript-sdk-1.32.2.yaml",
@@ -59,20 +59,20 @@ async fn typescript_sdk_stdio_verdicts_are_stable_and_match_snapshot_and_baselin
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn typescript_sdk_http_verdicts_are_stable_and_match_snapshot_and_baseline() {
-    let script = common::typescript_dir().join("server.mjs");
+    let script = support::typescript_dir().join("server.mjs");
     let script = script.to_str().expect("a UTF-8 path");
     // A fresh server for each run: the second run must not depend on the first one's sessions.
     let mut reports = Vec::new();
     for _ in 0..2 {
-        let server = common::HttpFixture::start(&common::node(), &[script]);
-        reports.push(common::run(server.target(), &catalogue(), common::sdk_options()).await);
+        let server = support::HttpFixture::start(&support::node(), &[script]);
+        reports.push(support::run(server.target(), &catalogue::all(), support::sdk_options()).await);
         drop(server);
     }
     let (mut first, second) = (reports.remove(0), reports.remove(0));
-    common::assert_same_outcomes(&first, &second, "TypeScript SDK over streamable HTTP");
+    support::assert_same_outcomes(&first, &second, "TypeScript SDK over streamable HTTP");
     let filters = filters();
     let filters: Vec<(&str, &str)> = filters.iter().map(|(p, r)| (p.as_str(), *r)).collect();
-    common::assert_verdicts_against_baseline_in(
+    support::assert_verdicts_against_baseline_in(
         "typescript-sdk",
         &mut first,
         "typescript-sdk-1.32.2-http.yaml",

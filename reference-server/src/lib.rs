@@ -53,7 +53,7 @@
 //!   endpoint stamps modern results (`resultType`, serverInfo), so an answer is never stamped.
 //!
 //! For a notification the outcome is discarded: notifications are never answered. A
-//! middleware that awaits a server->client request ([`Peer::request`]) while `initialize` is
+//! middleware that awaits a server->client request ([`ClientHandle::request`]) while `initialize` is
 //! being handled deadlocks: the reader is parked and never reads the reply (this is the
 //! behaviour mcpspec's deadlock checks detect; the `deadlock-on-initialize` fault and the
 //! probe profile do it on purpose).
@@ -152,7 +152,7 @@ mod eras;
 pub mod error;
 mod features;
 #[doc(hidden)]
-pub mod fuzzing;
+pub mod fuzz_targets;
 mod misbehaviour;
 pub mod protocol;
 mod transport;
@@ -167,10 +167,10 @@ use crate::engine::tool_extension::{ToolExtension, ToolExtensions};
 pub use crate::config::faults;
 pub use crate::config::faults::{Fault, Faults};
 pub use crate::config::{Config, Era, Eras};
-pub use crate::engine::connection::Peer;
+pub use crate::engine::connection::ClientHandle;
 pub use crate::engine::middleware;
 pub use crate::engine::middleware::{
-    BoxFuture, Chain, Ctx, Endpoint, Kind, Middleware, Next, RpcResult, from_fn, tracing_middleware,
+    BoxFuture, Chain, Ctx, Endpoint, MessageKind, Middleware, Next, RpcResult, from_fn, tracing_middleware,
 };
 pub use crate::error::RpcError;
 pub use crate::features::tools;

@@ -1,6 +1,6 @@
 //! The deliberate-misbehaviour wing, kept apart from the part that must be right: the fault
 //! middlewares and the probe profile ([`probe`]: its middleware; [`probe_tools`]: the tools
-//! that let a black-box harness fire features). The cargo-fuzz entry points (`crate::fuzzing`)
+//! that let a black-box harness fire features). The cargo-fuzz entry points (`crate::fuzz_targets`)
 //! drive the whole server through the crate root, so they stand above it, beside `main.rs`.
 //!
 //! The switches themselves ([`Fault`](crate::config::faults::Fault)) are configuration on the
@@ -47,7 +47,7 @@ pub(crate) fn middleware(config: &Config) -> Vec<Middleware> {
 /// `deadlock-on-initialize`: awaits a client reply during `initialize`, which is inline.
 async fn deadlock_on_initialize(ctx: Ctx, next: Next) -> RpcResult {
     if ctx.method == method::INITIALIZE {
-        let _ = ctx.peer().request(method::PING, None).await;
+        let _ = ctx.client().request(method::PING, None).await;
     }
     next.run(ctx).await
 }

@@ -276,7 +276,7 @@ async fn awaiting_the_client_during_initialize_deadlocks() {
         "await",
         |ctx: Ctx, next: Next| async move {
             if ctx.method == "initialize" {
-                let _ = ctx.peer().request("ping", None).await;
+                let _ = ctx.client().request("ping", None).await;
             }
             next.run(ctx).await
         },
@@ -298,7 +298,7 @@ async fn awaiting_the_client_outside_initialize_is_fine() {
         "await",
         |ctx: Ctx, next: Next| async move {
             if ctx.method == "tools/list" {
-                ctx.peer().request("ping", None).await?;
+                ctx.client().request("ping", None).await?;
             }
             next.run(ctx).await
         },

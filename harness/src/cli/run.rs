@@ -21,7 +21,7 @@ use mcpspec::check::CheckOptions;
 use mcpspec::cli_values::{self, parse_duration};
 use mcpspec::driver::Settings;
 use mcpspec::target::TargetArgs;
-use mcpspec::{Check, RunOptions, RunReport, Target, checks, errln, out, outln};
+use mcpspec::{Check, RunOptions, RunReport, Target, catalogue, errln, out, outln};
 
 use super::{exit, usage_error};
 
@@ -181,7 +181,7 @@ fn plan(args: RunArgs) -> Result<Plan, Stop> {
         skip: args.skip,
         shard: args.shard,
     }
-    .apply(&checks::catalogue());
+    .apply(&catalogue::all());
     if checks.is_empty() && args.shard.is_none() {
         return Err(Stop::Usage(
             "--select/--skip leave no check to run (see `mcpspec list`)".into(),

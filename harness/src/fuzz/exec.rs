@@ -48,7 +48,7 @@ impl Default for ExecOptions {
 
 /// What one case did.
 #[derive(Debug, Clone, Default)]
-pub struct Outcome {
+pub struct CaseResult {
     /// The most serious violation, if any.
     pub violation: Option<Violation>,
     /// Lines written to the server (probe and answers included).
@@ -178,10 +178,10 @@ pub async fn run_case(
     target: &Target,
     case: &[Vec<u8>],
     options: &ExecOptions,
-) -> Result<Outcome, StartError> {
+) -> Result<CaseResult, StartError> {
     let mut transport = target.connect(options.max_message)?;
     let expected = expectations(case);
-    let mut outcome = Outcome::default();
+    let mut outcome = CaseResult::default();
     let mut seen = Seen::default();
 
     let send_deadline = Instant::now() + options.reply_timeout + options.startup_allowance;

@@ -1,4 +1,4 @@
-//! The status line of long runs (not MCP progress, which `checks/progress.rs` judges): one
+//! The status line of long runs (not MCP progress, which `catalogue/progress.rs` judges): one
 //! updating line on stderr, only on a terminal, and only once the run has taken longer than
 //! [`StatusLine::DELAY`] (short runs print nothing).
 

@@ -319,11 +319,11 @@ impl Connection {
 
 /// A handle for server->client messages, given to middleware through [`crate::Ctx::peer`].
 #[derive(Debug, Clone)]
-pub struct Peer {
+pub struct ClientHandle {
     pub(crate) conn: Arc<Connection>,
 }
 
-impl Peer {
+impl ClientHandle {
     /// Sends a request to the client and waits for its reply. Legacy era only: in the modern
     /// era the server must not send requests (RPC-8). Awaiting this while `initialize` is being
     /// handled deadlocks (the reader is parked and never reads the reply): by design.

@@ -23,7 +23,7 @@ use tokio::sync::mpsc;
 use tracing::Instrument;
 
 use crate::config::Era;
-use crate::engine::connection::{Connection, Peer};
+use crate::engine::connection::{Connection, ClientHandle};
 use crate::error::RpcError;
 use crate::wire::{Outbound, RequestId};
 
@@ -69,16 +69,16 @@ impl Chain {
 
 /// Request or notification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum MessageKind {
     Request,
     Notification,
 }
 
-impl Kind {
+impl MessageKind {
     pub fn as_str(self) -> &'static str {
         match self {
-            Kind::Request => "request",
-            Kind::Notification => "notification",
+            MessageKind::Request => "request",
+            MessageKind::Notification => "notification",
         }
     }
 }
@@ -121,17 +121,17 @@ impl fmt::Debug for Ctx {
 }
 
 impl Ctx {
-    pub fn kind(&self) -> Kind {
+    pub fn kind(&self) -> MessageKind {
         if self.id.is_some() {
-            Kind::Request
+            MessageKind::Request
         } else {
-            Kind::Notification
+            MessageKind::Notification
         }
     }
 
-    /// A handle for server->client requests (legacy era; see [`Peer::request`]).
-    pub fn peer(&self) -> Peer {
-        Peer {
+    /// A handle for server->client requests (legacy era; see [`ClientHandle::request`]).
+    pub fn client(&self) -> ClientHandle {
+        ClientHandle {
             conn: self.conn.clone(),
         }
     }

@@ -74,7 +74,7 @@ async fn steer(mut ctx: Ctx, next: Next) -> RpcResult {
             Some(DEADLOCK_CLIENT) => {
                 // Deliberate: while `initialize` is handled the reader is parked, so this
                 // reply is never read (the documented inline-initialize deadlock).
-                let _ = ctx.peer().request(method::PING, None).await;
+                let _ = ctx.client().request(method::PING, None).await;
             }
             _ => {}
         }

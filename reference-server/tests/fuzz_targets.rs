@@ -1,7 +1,7 @@
 //! The fuzzing entry points: arbitrary bytes never panic, and every reply is one JSON line.
 #![allow(clippy::unwrap_used)]
 
-use mcp_reference_server::{Config, fuzzing};
+use mcp_reference_server::{Config, fuzz_targets};
 use serde_json::Value;
 
 #[test]
@@ -15,7 +15,7 @@ fn arbitrary_input_gives_valid_lines_and_one_reply_per_request() {
     ];
     let expected_lines = [0, 3, 3, 1, 0];
     for (input, want) in inputs.iter().zip(expected_lines) {
-        let out = fuzzing::serve_bytes(Config::default(), input).unwrap();
+        let out = fuzz_targets::serve_bytes(Config::default(), input).unwrap();
         let text = String::from_utf8(out).unwrap();
         for line in text.lines() {
             let _: Value = serde_json::from_str(line).unwrap();
@@ -23,7 +23,7 @@ fn arbitrary_input_gives_valid_lines_and_one_reply_per_request() {
         assert_eq!(text.lines().count(), want, "{text}");
     }
     assert!(matches!(
-        fuzzing::decode(b"\xff"),
+        fuzz_targets::decode(b"\xff"),
         mcp_reference_server::wire::Inbound::ParseError(_)
     ));
 }

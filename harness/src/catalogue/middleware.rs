@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use super::prelude::*;
 use super::support::expect_alive;
-use crate::checks::deadlock::{self, Detection};
+use crate::catalogue::deadlock::{self, Detection};
 use crate::negotiation::initialize;
 
 /// The `clientInfo.name` of an `initialize` the probe middleware refuses.

@@ -26,7 +26,7 @@ mod support;
 use crate::check::Check;
 
 /// Every check, in report order.
-pub fn catalogue() -> Vec<Check> {
+pub fn all() -> Vec<Check> {
     [
         jsonrpc::group(),
         modern::group(),
@@ -51,7 +51,7 @@ pub fn catalogue() -> Vec<Check> {
 
 /// Looks a check up by id.
 pub fn by_id(id: &str) -> Option<Check> {
-    catalogue().into_iter().find(|c| c.id == id)
+    all().into_iter().find(|c| c.id == id)
 }
 
 #[cfg(test)]
@@ -64,7 +64,7 @@ mod tests {
     #[test]
     fn ids_are_unique_and_hierarchical() {
         let mut seen = BTreeSet::new();
-        for c in catalogue() {
+        for c in all() {
             assert!(seen.insert(c.id), "duplicate check id {}", c.id);
             assert!(c.id.split('/').count() >= 2, "{} is not hierarchical", c.id);
             assert!(
@@ -78,7 +78,7 @@ mod tests {
 
     #[test]
     fn every_check_cites_known_requirements() {
-        for c in catalogue() {
+        for c in all() {
             assert!(
                 c.requirements
                     .iter()
