@@ -21,6 +21,7 @@ mod logging;
 mod mrtr;
 mod prelude;
 mod progress;
+mod schema;
 mod subscriptions;
 mod support;
 
@@ -47,6 +48,7 @@ pub fn all() -> Vec<Check> {
         middleware::group(),
         http::group(),
         legacy_http::group(),
+        schema::group(),
     ]
     .concat()
 }

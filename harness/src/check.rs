@@ -443,6 +443,16 @@ impl Scenario {
         self.rec.note_judged(self.conns.max(1), text.into(), quote);
     }
 
+    /// Takes the schema violations found so far, for a check that reports them itself.
+    pub fn take_schema_findings(&self) -> Vec<crate::transcript::SchemaFinding> {
+        self.rec.take_schema_findings()
+    }
+
+    /// The schema violations of the messages this scenario received (SCHEMA-1, POL-20).
+    pub fn schema_findings(&self) -> Vec<crate::transcript::SchemaFinding> {
+        self.rec.schema_findings()
+    }
+
     pub fn transcript(&self) -> Vec<Entry> {
         self.rec.entries()
     }

@@ -54,6 +54,9 @@ pub struct Settings {
     /// How long a fresh server may take to answer a first ping where readiness itself is
     /// judged (deadlock detection's "not ready" verdict).
     pub ready_timeout: Duration,
+    /// What every received message is validated against (SCHEMA-1, POL-20): the generated
+    /// types of its revision, or a user's `--schema` document.
+    pub schema: crate::schema::Validator,
 }
 
 impl Default for Settings {
@@ -65,6 +68,7 @@ impl Default for Settings {
             max_message: crate::transport::DEFAULT_MAX_MESSAGE,
             startup_timeout: Duration::from_secs(10),
             ready_timeout: Duration::from_secs(3),
+            schema: crate::schema::Validator::default(),
         }
     }
 }
@@ -108,6 +112,9 @@ pub struct Peer {
     late_grace: bool,
     /// The HTTP exchange of the next line (HTTP targets).
     http_context: Option<crate::wire::HttpContext>,
+    /// What each request this peer sent asked (by id), so a reply is validated as its
+    /// method's result under its revision (SCHEMA-1).
+    asked: crate::schema::Asked,
     settings: Arc<Settings>,
     /// When the server was spawned: the start-up allowance counts from here (a warm spare
     /// spawned earlier has already had part of it).
@@ -188,6 +195,7 @@ impl Peer {
             answered: false,
             late_grace: true,
             http_context: None,
+            asked: crate::schema::Asked::new(era == Era::Modern),
             settings,
             spawned: Instant::now(),
             hand_back: None,
@@ -266,7 +274,10 @@ impl Peer {
     async fn send_bytes(&mut self, bytes: &[u8]) {
         let line = bytes.strip_suffix(b"\n").unwrap_or(bytes);
         let event = match serde_json::from_slice::<Value>(line) {
-            Ok(message) if !line.contains(&b'\n') => Event::Send { message },
+            Ok(message) if !line.contains(&b'\n') => {
+                self.asked.sent(&message);
+                Event::Send { message }
+            }
             _ => Event::SendRaw {
                 text: crate::transcript::clip(&String::from_utf8_lossy(line)),
             },
@@ -364,7 +375,20 @@ impl Peer {
                 conn: self.conn,
                 seq,
             });
+            self.validate(frame.json.as_ref(), frame.entry.map(|e| e.seq));
             return Incoming::Frame(frame);
+        }
+    }
+
+    /// Validates a received frame against the schema of its revision (SCHEMA-1) and hands what
+    /// is wrong with it to the recorder, next to the frame's transcript entry (POL-20).
+    fn validate(&mut self, json: Option<&Value>, seq: Option<u32>) {
+        let Some(json) = json else {
+            return;
+        };
+        let violations = self.asked.validate(&self.settings.schema, json);
+        if !violations.is_empty() {
+            self.rec.schema_violations(self.conn, seq, violations);
         }
     }
 
@@ -380,7 +404,8 @@ impl Peer {
         self.server_requests_seen += 1;
         let seen = self.server_requests_seen;
         if self.server_requests.len() < MAX_SERVER_REQUESTS_KEPT {
-            self.rec.received(self.conn, &frame);
+            let seq = self.rec.received(self.conn, &frame);
+            self.validate(frame.json.as_ref(), seq);
             self.server_requests.push(frame);
         } else if self.server_requests.len() == MAX_SERVER_REQUESTS_KEPT
             && seen == MAX_SERVER_REQUESTS_KEPT as u64 + 1

@@ -46,6 +46,7 @@ pub mod protocol;
 pub mod report;
 pub mod requirements;
 pub mod runner;
+pub mod schema;
 pub mod select;
 pub mod target;
 pub mod testing;

@@ -96,8 +96,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn catalogue_has_all_91_requirements() {
-        assert_eq!(catalogue().len(), 91);
+    fn catalogue_has_all_97_requirements() {
+        assert_eq!(catalogue().len(), 97);
         assert!(requirement("RPC-5").is_some_and(|r| r.text.contains("-32700")));
     }
 }

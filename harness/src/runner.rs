@@ -270,6 +270,7 @@ async fn run_one(check: Check, run: Run) -> CheckResult {
         crate::pool::AfterCheck::Stopped(why) => charge_stopped(outcome, &why),
     };
     let outcome = slow_is_not_silent(outcome, &scenario.lates(), scenario.unready_silence());
+    let outcome = schema_verdict(outcome, &scenario.schema_findings());
     // Every verdict but a pass or a skip quotes what it judged, from the transcript.
     let outcome = if outcome.wants_evidence() {
         outcome.with_evidence(scenario.evidence())
@@ -298,6 +299,42 @@ pub fn charge_stopped(outcome: Outcome, why: &str) -> Outcome {
             "{why} (POL-21); the check itself said: {}",
             outcome.message
         )),
+    }
+}
+
+/// POL-20, applied once for every check: a received message that breaks the schema of its
+/// revision (SCHEMA-1) makes the check that received it a Fail, once, naming the method, the
+/// JSON pointer, what the schema expects and what came, and quoting the message. A Fail keeps
+/// its own finding and names the schema's too; a Skip or an Error stands (the check did not
+/// judge, and a violation never turns into a pass).
+pub fn schema_verdict(outcome: Outcome, findings: &[crate::transcript::SchemaFinding]) -> Outcome {
+    use crate::outcome::Kind;
+    let Some(first) = findings.first() else {
+        return outcome;
+    };
+    let total: usize = findings.iter().map(|f| f.violations.len()).sum();
+    let shown = first
+        .violations
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ");
+    let more = match total - first.violations.len() {
+        0 => String::new(),
+        n => format!(" (and {n} more, listed in the transcript)"),
+    };
+    let schema = format!("schema violation (SCHEMA-1): {shown}{more}");
+    match outcome.kind {
+        Kind::Pass | Kind::NonStrict | Kind::Info => Outcome::fail(format!(
+            "{schema}; the check's own verdict was {}: {}",
+            outcome.kind, outcome.message
+        ))
+        .with_evidence(first.evidence.clone()),
+        Kind::Fail => Outcome {
+            message: format!("{}; {schema}", outcome.message),
+            ..outcome
+        },
+        Kind::Skipped | Kind::Error => outcome,
     }
 }
 

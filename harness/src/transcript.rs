@@ -65,6 +65,13 @@ pub enum Event {
     SendFailed { error: String },
     /// A remark by the check.
     Note { text: String },
+    /// The received message of entry `entry` breaks the schema of its revision (SCHEMA-1,
+    /// POL-20): each violation with its method, JSON pointer, expected and actual.
+    SchemaViolations {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        entry: Option<u32>,
+        violations: Vec<crate::schema::Violation>,
+    },
     /// The transcript's budget ran out: this many later events (mostly received messages)
     /// were counted but not kept.
     Dropped { events: u64, bytes: u64 },
@@ -94,7 +101,20 @@ struct Log {
     unready_silence: Option<String>,
     /// When the scenario ends (its cap); the late-reply grace stops short of it.
     ends: Option<tokio::time::Instant>,
+    /// The schema violations of received messages (SCHEMA-1), with the entry of each message.
+    schema: Vec<SchemaFinding>,
 }
+
+/// The schema violations of one received message and where it is in the transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaFinding {
+    /// The message's entry (its evidence), when it was kept.
+    pub evidence: Option<Evidence>,
+    pub violations: Vec<crate::schema::Violation>,
+}
+
+/// The schema findings one scenario keeps (more are counted by the first ones' presence).
+const MAX_SCHEMA_FINDINGS: usize = 64;
 
 /// A reply that came after its wait's deadline but before the check ended (POL-24).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -294,6 +314,53 @@ impl Recorder {
         }
     }
 
+    /// Records that the received message of entry `seq` breaks its schema: the transcript marks
+    /// it with an [`Event::SchemaViolations`] entry, and the runner makes the check a Fail
+    /// (POL-20).
+    pub fn schema_violations(
+        &self,
+        conn: u32,
+        seq: Option<u32>,
+        violations: Vec<crate::schema::Violation>,
+    ) {
+        {
+            let Ok(mut log) = self.0.lock() else {
+                return;
+            };
+            if log.schema.len() >= MAX_SCHEMA_FINDINGS {
+                return;
+            }
+            let evidence = seq
+                .and_then(|seq| log.entries.iter().find(|e| e.seq == seq))
+                .map(Evidence::of);
+            log.schema.push(SchemaFinding {
+                evidence,
+                violations: violations.clone(),
+            });
+        }
+        self.record(
+            conn,
+            Event::SchemaViolations {
+                entry: seq,
+                violations,
+            },
+        );
+    }
+
+    /// Takes the schema findings recorded so far: a check that judges them itself (the
+    /// `schema/*` family) reports them in its own verdict, so the runner does not repeat them.
+    pub fn take_schema_findings(&self) -> Vec<SchemaFinding> {
+        self.0
+            .lock()
+            .map(|mut l| std::mem::take(&mut l.schema))
+            .unwrap_or_default()
+    }
+
+    /// The schema findings of this scenario, in order.
+    pub fn schema_findings(&self) -> Vec<SchemaFinding> {
+        self.0.lock().map(|l| l.schema.clone()).unwrap_or_default()
+    }
+
     /// Records a received frame; returns its `seq` when kept.
     pub fn received(&self, conn: u32, frame: &Frame) -> Option<u32> {
         let http_status = frame.http.as_ref().map(|h| h.status);
@@ -362,6 +429,14 @@ impl Evidence {
             } => format!("nothing: waited {waited_ms} ms for {waiting_for}"),
             Event::Closed => "the server closed its output".into(),
             Event::Note { text } => crate::text::shorten(text, EVIDENCE_BYTES),
+            Event::SchemaViolations { violations, .. } => crate::text::shorten(
+                &violations
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                EVIDENCE_BYTES,
+            ),
             Event::Send { message } | Event::Answer { message } => {
                 crate::text::preview(message, EVIDENCE_BYTES)
             }

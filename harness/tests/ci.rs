@@ -208,15 +208,15 @@ fn coverage_prints_the_figure_json_and_markdown() {
     let coverage = mcpspec::coverage::Coverage::of(&mcpspec::catalogue::all());
     let text = stdout(&mcpspec().arg("coverage").assert().code(0));
     assert!(
-        text.starts_with(&format!("requirement coverage: {}/91", coverage.covered)),
+        text.starts_with(&format!("requirement coverage: {}/97", coverage.covered)),
         "{text}"
     );
     let json: serde_json::Value = serde_json::from_str(&stdout(
         &mcpspec().args(["coverage", "--json"]).assert().code(0),
     ))
     .unwrap();
-    assert_eq!(json["total"], 91);
-    assert_eq!(json["requirements"].as_array().unwrap().len(), 91);
+    assert_eq!(json["total"], 97);
+    assert_eq!(json["requirements"].as_array().unwrap().len(), 97);
     let md = stdout(&mcpspec().args(["coverage", "--markdown"]).assert().code(0));
     assert!(md.starts_with("## Requirement coverage:"), "{md}");
     assert!(md.contains("| RPC-6 | modern | MUST | "), "{md}");
@@ -224,7 +224,7 @@ fn coverage_prints_the_figure_json_and_markdown() {
         .lines()
         .filter(|l| l.starts_with("| ") && l.contains('-'))
         .count();
-    assert!(rows >= 91, "one row per requirement: {md}");
+    assert!(rows >= 97, "one row per requirement: {md}");
 }
 
 // --- the GitHub Action's script --------------------------------------------------------------

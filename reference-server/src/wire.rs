@@ -309,7 +309,13 @@ impl Encoder {
                         if self.faults.has(Fault::ResultAndError) {
                             obj.insert("result".into(), json!({}));
                         }
-                        obj.insert("error".into(), error.to_json());
+                        let mut error = error.to_json();
+                        if self.faults.has(Fault::ErrorWithoutMessage) {
+                            if let Some(e) = error.as_object_mut() {
+                                e.remove("message");
+                            }
+                        }
+                        obj.insert("error".into(), error);
                     }
                 }
                 Value::Object(obj)

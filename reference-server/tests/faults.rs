@@ -171,6 +171,83 @@ async fn demonstrate(fault: Fault) {
         | Fault::MissingCapabilityWrongShape
         | Fault::MissingCapabilityWrongCode
         | Fault::CapabilityFromPreviousRequest => demonstrate_mrtr(fault).await,
+        Fault::ToolWithoutInputSchema
+        | Fault::InvalidInputSchema
+        | Fault::ContentUnknownType
+        | Fault::CapabilityWrongType
+        | Fault::ServerInfoNoVersion
+        | Fault::ErrorWithoutMessage
+        | Fault::StructuredOutputMismatch => demonstrate_schema(fault).await,
+    }
+}
+
+/// Message shape against the official schema (SCHEMA-1..3).
+async fn demonstrate_schema(fault: Fault) {
+    let f = &[fault];
+    let tools = |reply: Value| reply["result"]["tools"].as_array().unwrap().clone();
+    match fault {
+        Fault::ToolWithoutInputSchema => {
+            let mut c = start(config(f));
+            let listed = tools(c.call(modern(1, "tools/list", json!({}))).await);
+            assert_eq!(listed[0]["name"], "echo");
+            assert!(listed[0].get("inputSchema").is_none());
+        }
+        Fault::InvalidInputSchema => {
+            let mut c = start(config(f));
+            let listed = tools(c.call(modern(1, "tools/list", json!({}))).await);
+            assert_eq!(listed[1]["inputSchema"]["properties"]["a"]["type"], "numbr");
+        }
+        Fault::ContentUnknownType => {
+            let mut c = start(config(f));
+            let reply = c
+                .call(modern(
+                    1,
+                    "tools/call",
+                    json!({"name": "echo", "arguments": {"text": "hi"}}),
+                ))
+                .await;
+            assert_eq!(reply["result"]["content"][0]["type"], "txt");
+        }
+        Fault::CapabilityWrongType => {
+            assert!(discover_result(f).await["capabilities"]["tools"].is_array());
+            let mut c = start(config(f));
+            let init = c.initialize("2025-11-25").await;
+            assert!(init["capabilities"]["tools"].is_array());
+        }
+        Fault::ServerInfoNoVersion => {
+            let info = &discover_result(f).await["_meta"]["io.modelcontextprotocol/serverInfo"];
+            assert!(info.get("name").is_some() && info.get("version").is_none());
+            let mut c = start(config(f));
+            let init = c.initialize("2025-11-25").await;
+            assert!(init["serverInfo"].get("version").is_none());
+        }
+        Fault::ErrorWithoutMessage => {
+            let mut c = start(config(f));
+            let reply = c.call(modern(1, "mcpspec/does-not-exist", json!({}))).await;
+            assert_eq!(error_code(&reply), -32601);
+            assert!(reply["error"].get("message").is_none());
+        }
+        Fault::StructuredOutputMismatch => {
+            let mut c = start(probe_config(f));
+            let listed = tools(c.call(modern(1, "tools/list", json!({}))).await);
+            let log = listed
+                .iter()
+                .find(|t| t["name"] == "mcpspec_probe_log")
+                .unwrap();
+            assert_eq!(
+                log["outputSchema"]["properties"]["entries"]["type"],
+                "array"
+            );
+            let reply = c
+                .call(modern(
+                    2,
+                    "tools/call",
+                    json!({"name": "mcpspec_probe_log"}),
+                ))
+                .await;
+            assert!(reply["result"]["structuredContent"]["entries"].is_object());
+        }
+        other => unreachable!("not a schema fault: {other:?}"),
     }
 }
 

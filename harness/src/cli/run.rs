@@ -112,6 +112,11 @@ pub struct RunArgs {
     /// The server implements the mcpspec probe profile.
     #[arg(long)]
     probe_profile: bool,
+    /// Validate every received message against this schema.json (`#/$defs/<Type>`, or
+    /// `#/definitions/<Type>` in a draft-07 document) instead of mcpspec's built-in types of
+    /// each revision (SCHEMA-1).
+    #[arg(long, value_name = "FILE")]
+    schema: Option<PathBuf>,
     #[command(flatten)]
     target: TargetArgs,
 }
@@ -195,6 +200,12 @@ fn plan(args: RunArgs) -> Result<Plan, Stop> {
             "--select/--skip leave no check to run (see `mcpspec list`)".into(),
         ));
     }
+    let schema = match &args.schema {
+        Some(path) => mcpspec::schema::Validator::Document(std::sync::Arc::new(
+            mcpspec::schema::document::Document::load(path).map_err(Stop::Usage)?,
+        )),
+        None => mcpspec::schema::Validator::default(),
+    };
     // Processes compete with mcpspec for the cores: no more of them than cores (POL-24).
     // In-memory and HTTP checks cost the target no process each, so more run at a time.
     let jobs = args
@@ -210,6 +221,7 @@ fn plan(args: RunArgs) -> Result<Plan, Stop> {
             scenario_timeout: args.scenario_timeout,
             ready_timeout: args.ready_timeout,
             max_message: args.max_message,
+            schema,
             ..Settings::default()
         },
         checks: CheckOptions {

@@ -186,6 +186,14 @@ faults! {
     MissingCapabilityWrongShape = "missing-capability-wrong-shape": "META-4: the -32021 `data.requiredCapabilities` is an array of names, not a ClientCapabilities object.",
     MissingCapabilityWrongCode = "missing-capability-wrong-code": "META-4: a request needing an undeclared client capability gets -32602 instead of -32021.",
     CapabilityFromPreviousRequest = "capability-from-previous-request": "META-3: client capabilities declared on an earlier request are used for a later request that does not declare them.",
+    // --- Message shape against the official schema (SCHEMA-1..3) ---------------------------
+    ToolWithoutInputSchema = "tool-without-input-schema": "SCHEMA-1, SCHEMA-2: the `echo` tool in `tools/list` has no `inputSchema`.",
+    InvalidInputSchema = "invalid-input-schema": "SCHEMA-2: the `add` tool's `inputSchema` says `\"type\": \"numbr\"` for `a` (not valid under the 2020-12 meta-schema).",
+    ContentUnknownType = "content-unknown-type": "SCHEMA-1: `tools/call` results carry a content block of `\"type\": \"txt\"`.",
+    CapabilityWrongType = "capability-wrong-type": "SCHEMA-1: `capabilities.tools` is an array in the discover and initialize results.",
+    ServerInfoNoVersion = "server-info-no-version": "SCHEMA-1: serverInfo (in `_meta` of modern results, in the InitializeResult) has no `version`.",
+    ErrorWithoutMessage = "error-without-message": "SCHEMA-1: error objects carry `code` but no `message`.",
+    StructuredOutputMismatch = "structured-output-mismatch": "SCHEMA-3: `mcpspec_probe_log` returns `structuredContent` whose `entries` is an object, not the array its outputSchema declares.",
 }
 
 /// The set of active faults.

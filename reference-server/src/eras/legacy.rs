@@ -156,10 +156,12 @@ fn initialize(conn: &Connection, ctx: &Ctx) -> RpcResult {
     if let Some(obj) = result.as_object_mut() {
         if !conn.has(Fault::InitializeBadShape) {
             obj.insert("capabilities".into(), capabilities(conn));
-            obj.insert(
-                "serverInfo".into(),
-                json!({ "name": server_info::NAME, "version": server_info::VERSION }),
-            );
+            let info = if conn.has(Fault::ServerInfoNoVersion) {
+                json!({ "name": server_info::NAME })
+            } else {
+                json!({ "name": server_info::NAME, "version": server_info::VERSION })
+            };
+            obj.insert("serverInfo".into(), info);
         }
         obj.insert(
             "instructions".into(),
@@ -180,7 +182,12 @@ fn capabilities(conn: &Connection) -> Value {
     } else {
         json!({ "listChanged": false })
     };
-    json!({ "tools": { "listChanged": false }, "resources": resources, "logging": {} })
+    let tools = if conn.has(Fault::CapabilityWrongType) {
+        json!(["listChanged"])
+    } else {
+        json!({ "listChanged": false })
+    };
+    json!({ "tools": tools, "resources": resources, "logging": {} })
 }
 
 fn uri_param<'a>(

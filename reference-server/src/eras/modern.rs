@@ -226,7 +226,9 @@ fn unsupported_version(conn: &Connection, requested: &str) -> RpcError {
 /// The capabilities advertised match what is served (DISC-6, LOG-3), faults aside.
 fn discover(conn: &Connection) -> Value {
     let mut capabilities = Map::new();
-    if !conn.has(Fault::UndeclaredTools) {
+    if conn.has(Fault::CapabilityWrongType) {
+        capabilities.insert("tools".into(), json!(["listChanged"]));
+    } else if !conn.has(Fault::UndeclaredTools) {
         capabilities.insert("tools".into(), json!({ "listChanged": true }));
     }
     capabilities.insert(
@@ -277,7 +279,11 @@ pub(crate) fn stamp(conn: &Connection, mut result: Value) -> Value {
         // A handler's own `resultType` (input_required) stands.
         obj.entry("resultType").or_insert_with(|| json!("complete"));
     }
-    let info = json!({ "name": server_info::NAME, "version": server_info::VERSION });
+    let info = if conn.has(Fault::ServerInfoNoVersion) {
+        json!({ "name": server_info::NAME })
+    } else {
+        json!({ "name": server_info::NAME, "version": server_info::VERSION })
+    };
     if conn.has(Fault::ServerInfoTopLevel) {
         obj.insert("serverInfo".into(), info);
     } else {

@@ -45,8 +45,21 @@ pub(crate) fn list(conn: &Connection, extensions: &ToolExtensions) -> Vec<Value>
         tools.push(json!({
             "name": PROBE_LOG,
             "description": "mcpspec probe profile: what the probe middleware observed so far.",
-            "inputSchema": { "type": "object", "properties": {} }
+            "inputSchema": { "type": "object", "properties": {} },
+            "outputSchema": {
+                "type": "object",
+                "properties": { "entries": { "type": "array" } },
+                "required": ["entries"]
+            }
         }));
+    }
+    if conn.has(Fault::ToolWithoutInputSchema) {
+        if let Some(echo) = tools[0].as_object_mut() {
+            echo.remove("inputSchema");
+        }
+    }
+    if conn.has(Fault::InvalidInputSchema) {
+        tools[1]["inputSchema"]["properties"]["a"] = json!({ "type": "numbr" });
     }
     tools.extend(extensions.list());
     tools
@@ -123,8 +136,13 @@ fn run(
             }
         },
     };
+    let kind = if conn.has(Fault::ContentUnknownType) {
+        "txt"
+    } else {
+        "text"
+    };
     match outcome {
-        Ok(text) => Ok(json!({ "content": [{ "type": "text", "text": text }] })),
+        Ok(text) => Ok(json!({ "content": [{ "type": kind, "text": text }] })),
         Err(message) if conn.has(Fault::ToolErrorAsProtocolError) => {
             Err(RpcError::invalid_params(message))
         }
@@ -163,9 +181,19 @@ fn add(args: &Map<String, Value>) -> Result<String, String> {
 
 fn probe_log(conn: &Connection) -> Value {
     let log = json!({ "entries": conn.probe_log() });
+    let structured = if conn.has(Fault::StructuredOutputMismatch) {
+        json!({ "entries": { "mismatch": "an object where the outputSchema says array" } })
+    } else {
+        log.clone()
+    };
+    let kind = if conn.has(Fault::ContentUnknownType) {
+        "txt"
+    } else {
+        "text"
+    };
     json!({
-        "content": [{ "type": "text", "text": log.to_string() }],
-        "structuredContent": log
+        "content": [{ "type": kind, "text": log.to_string() }],
+        "structuredContent": structured
     })
 }
 

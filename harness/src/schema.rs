@@ -1,0 +1,359 @@
+//! The schema layer (SCHEMA-1..3, POL-20): every message the server sends, checked against the
+//! type the schema of the negotiated revision gives it. It sits between the wire codec and the
+//! checks: the driver hands it each received frame with the method of the request the frame
+//! answers, and the recorder keeps what it found next to the transcript entry.
+//!
+//! ```text
+//! Frame (wire) ── classify: result of <method> | error | notification <method> |
+//!                 server→client request <method>
+//!   -> typed.rs      the generated types of the revision (rust-mcp-schema), deserialized
+//!                    with serde_path_to_error: the JSON pointer of the first defect
+//!   -> exceptions.rs where a generated type disagrees with the official schema.json, the
+//!                    official schema wins (one list, each entry proven by a test)
+//!   -> Violation { method, pointer, expected, actual }
+//! or, with `--schema FILE`:
+//!   -> document.rs   the user's schema.json, `#/$defs/<Type>`, with the jsonschema crate
+//! and for tools (SCHEMA-2, SCHEMA-3):
+//!   -> tool_schema.rs a tool's inputSchema/outputSchema as a JSON Schema document under its
+//!                    dialect (meta-schema validation), structuredContent against outputSchema
+//! ```
+//!
+//! Validation never panics and never recurses without bound: the codec already refuses JSON
+//! nested deeper than [`crate::wire::MAX_DEPTH`], and [`validate`] refuses to descend past
+//! [`MAX_DEPTH`] on a value that did not come through it.
+
+pub mod document;
+pub mod exceptions;
+pub mod tool_schema;
+pub mod typed;
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// The deepest value the layer validates; deeper values are one violation at the root.
+pub const MAX_DEPTH: usize = crate::wire::MAX_DEPTH;
+
+/// What a message is, for the schema: which type its body has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape<'a> {
+    /// A `result`, answering a request for `method`.
+    Result { method: &'a str },
+    /// An `error` object (any method).
+    Error { method: Option<&'a str> },
+    /// A notification's `params`.
+    Notification { method: &'a str },
+    /// A server→client request's `params`.
+    Request { method: &'a str },
+}
+
+impl Shape<'_> {
+    /// The method the message is about, as a violation names it.
+    pub fn method(&self) -> String {
+        match self {
+            Shape::Result { method } => format!("{method} result"),
+            Shape::Error { method: Some(m) } => format!("{m} error"),
+            Shape::Error { method: None } => "error".into(),
+            Shape::Notification { method } => format!("{method} notification"),
+            Shape::Request { method } => format!("{method} request"),
+        }
+    }
+}
+
+/// One way a message breaks its schema (POL-20: method, JSON pointer, expected, actual).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    /// The method and the kind of message (`tools/list result`).
+    pub method: String,
+    /// Where in the message body (the `result`, `error` or `params` member): a JSON pointer.
+    pub pointer: String,
+    /// What the schema expects there.
+    pub expected: String,
+    /// What came.
+    pub actual: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = if self.pointer.is_empty() {
+            "(root)"
+        } else {
+            &self.pointer
+        };
+        write!(
+            f,
+            "{} at {at}: expected {}, got {}",
+            self.method, self.expected, self.actual
+        )
+    }
+}
+
+/// Which schema messages are validated against.
+#[derive(Debug, Clone, Default)]
+pub enum Validator {
+    /// The generated types of each revision (the default).
+    #[default]
+    Typed,
+    /// A user's `schema.json` (`--schema FILE`), for every revision.
+    Document(Arc<document::Document>),
+}
+
+impl Validator {
+    /// The violations of a message body of `shape` under `revision` (empty when it is valid,
+    /// or when the revision or method has no type to check it against).
+    pub fn validate(&self, revision: &str, shape: Shape<'_>, body: &Value) -> Vec<Violation> {
+        if value_depth(body) > MAX_DEPTH {
+            return vec![Violation {
+                method: shape.method(),
+                pointer: String::new(),
+                expected: format!("a value nested at most {MAX_DEPTH} levels deep"),
+                actual: "a deeper value".into(),
+            }];
+        }
+        match self {
+            Validator::Typed => validate(revision, shape, body),
+            Validator::Document(doc) => doc.validate(shape, body),
+        }
+    }
+}
+
+/// The violations of a message body of `shape` under `revision`, by the generated types, with
+/// the exceptions of [`exceptions`] applied.
+pub fn validate(revision: &str, shape: Shape<'_>, body: &Value) -> Vec<Violation> {
+    with_repairs(|b| typed::check(revision, shape, b), body)
+}
+
+/// A 2026-07-28 type by its official name (see [`typed::check_modern_named`]), with the
+/// exceptions applied; `None` when the table does not list the name.
+pub fn validate_modern_named(name: &str, body: &Value) -> Option<Vec<Violation>> {
+    typed::check_modern_named(name, body)?.ok();
+    Some(with_repairs(|b| typed::check_modern_named(name, b), body))
+}
+
+/// Runs `check`, and while an exception repairs the violation it reports, runs it again on the
+/// repaired body: the first violation no exception excuses, or none.
+fn with_repairs(
+    check: impl Fn(&Value) -> Option<Result<(), Violation>>,
+    body: &Value,
+) -> Vec<Violation> {
+    let mut repaired: Option<Value> = None;
+    for _ in 0..=exceptions::MAX_REPAIRS {
+        let current = repaired.as_ref().unwrap_or(body);
+        let Some(Err(violation)) = check(current) else {
+            return Vec::new();
+        };
+        let mut next = current.clone();
+        let excused = exceptions::EXCEPTIONS
+            .iter()
+            .any(|e| (e.repair)(&violation, &mut next));
+        if !excused {
+            return vec![violation];
+        }
+        repaired = Some(next);
+    }
+    Vec::new()
+}
+
+/// The name of the official schema's type for a message body of `shape` (what `--schema`
+/// validates against, and what the differential test compares with).
+pub fn type_name(shape: Shape<'_>, body: &Value) -> Option<&'static str> {
+    use crate::protocol::method as m;
+    let input_required = body.get("resultType").and_then(Value::as_str) == Some("input_required");
+    Some(match shape {
+        Shape::Error { .. } => "Error",
+        Shape::Result { method } => match method {
+            m::TOOLS_CALL | m::PROMPTS_GET | m::RESOURCES_READ if input_required => {
+                "InputRequiredResult"
+            }
+            m::PING | m::LOGGING_SET_LEVEL | m::RESOURCES_SUBSCRIBE | m::RESOURCES_UNSUBSCRIBE => {
+                "EmptyResult"
+            }
+            m::DISCOVER => "DiscoverResult",
+            m::INITIALIZE => "InitializeResult",
+            m::TOOLS_LIST => "ListToolsResult",
+            m::TOOLS_CALL => "CallToolResult",
+            m::RESOURCES_LIST => "ListResourcesResult",
+            m::RESOURCES_TEMPLATES_LIST => "ListResourceTemplatesResult",
+            m::RESOURCES_READ => "ReadResourceResult",
+            m::PROMPTS_LIST => "ListPromptsResult",
+            m::PROMPTS_GET => "GetPromptResult",
+            m::COMPLETION_COMPLETE => "CompleteResult",
+            m::SUBSCRIPTIONS_LISTEN => "SubscriptionsListenResult",
+            _ => return None,
+        },
+        Shape::Notification { method } => match method {
+            m::MESSAGE => "LoggingMessageNotificationParams",
+            m::PROGRESS => "ProgressNotificationParams",
+            m::RESOURCES_UPDATED => "ResourceUpdatedNotificationParams",
+            m::CANCELLED => "CancelledNotificationParams",
+            _ => return None,
+        },
+        Shape::Request { method } => match method {
+            "sampling/createMessage" => "CreateMessageRequestParams",
+            _ => return None,
+        },
+    })
+}
+
+/// The shape of a whole received message (`{"jsonrpc":…}`) and its body: a result needs the
+/// method of the request it answers (`None` when unknown: the result is not validated).
+pub fn classify<'a>(
+    message: &'a Value,
+    answered: Option<&'a str>,
+) -> Option<(Shape<'a>, &'a Value)> {
+    static NULL: Value = Value::Null;
+    let obj = message.as_object()?;
+    let params = || obj.get("params").unwrap_or(&NULL);
+    match (obj.get("method").and_then(Value::as_str), obj.get("id")) {
+        (Some(method), Some(_)) => Some((Shape::Request { method }, params())),
+        (Some(method), None) => Some((Shape::Notification { method }, params())),
+        (None, _) => {
+            if let Some(error) = obj.get("error") {
+                Some((Shape::Error { method: answered }, error))
+            } else {
+                Some((Shape::Result { method: answered? }, obj.get("result")?))
+            }
+        }
+    }
+}
+
+/// Joins the message-level pointer of the body (`/result`, `/error`, `/params`) for the
+/// transcript.
+pub fn body_member(shape: Shape<'_>) -> &'static str {
+    match shape {
+        Shape::Result { .. } => "/result",
+        Shape::Error { .. } => "/error",
+        Shape::Notification { .. } | Shape::Request { .. } => "/params",
+    }
+}
+
+/// How deeply `value` nests (a scalar is 1), counted without recursion.
+pub fn value_depth(value: &Value) -> usize {
+    let mut stack = vec![(value, 1usize)];
+    let mut deepest = 0;
+    while let Some((v, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
+            Value::Object(members) => stack.extend(members.values().map(|m| (m, depth + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// What one connection asked, so its replies can be validated: the method and revision of each
+/// request by id (the last [`Asked::KEPT`]), and the revision the connection negotiated.
+#[derive(Debug, Clone)]
+pub struct Asked {
+    by_id: std::collections::VecDeque<(String, String, Option<String>)>,
+    /// The connection's revision: 2026-07-28 for a modern peer; for a legacy peer, the one its
+    /// `initialize` asked for, then the one the server answered.
+    revision: Option<String>,
+    /// The id of the `initialize` request, whose result sets the revision.
+    initialize_id: Option<String>,
+}
+
+impl Asked {
+    /// Requests remembered per connection.
+    pub const KEPT: usize = 256;
+
+    pub fn new(modern: bool) -> Self {
+        Asked {
+            by_id: std::collections::VecDeque::new(),
+            revision: modern.then(|| crate::protocol::version::MODERN.to_owned()),
+            initialize_id: None,
+        }
+    }
+
+    /// Notes a message the harness sent: a request's id, method and revision (its
+    /// `_meta` protocol version, when it names a known one).
+    pub fn sent(&mut self, message: &Value) {
+        let (Some(id), Some(method)) = (
+            message.get("id"),
+            message.get("method").and_then(Value::as_str),
+        ) else {
+            return;
+        };
+        let params = message.get("params");
+        let named = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(crate::protocol::meta::PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+            .filter(|v| crate::protocol::version::is_known(v))
+            .map(str::to_owned);
+        if method == crate::protocol::method::INITIALIZE {
+            self.initialize_id = Some(id.to_string());
+            if let Some(v) = params
+                .and_then(|p| p.get("protocolVersion"))
+                .and_then(Value::as_str)
+                .filter(|v| crate::protocol::version::LEGACY.contains(v))
+            {
+                self.revision = Some(v.to_owned());
+            }
+        }
+        // A probe-profile request that dictates its answer or rewrites its method (mcpspec's
+        // own extension, `dev.mcpspec/probe`) gets a result of mcpspec's shape, not the
+        // method's: its result is not validated (an error still is).
+        let dictated = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(crate::protocol::meta::PROBE))
+            .is_some_and(|p| p.get("answer").is_some() || p.get("rewrite").is_some());
+        let method = if dictated {
+            String::new()
+        } else {
+            method.to_owned()
+        };
+        if self.by_id.len() == Self::KEPT {
+            self.by_id.pop_front();
+        }
+        self.by_id.push_back((id.to_string(), method, named));
+    }
+
+    /// The violations of a received message under the revision and method it belongs to.
+    pub fn validate(&mut self, validator: &Validator, message: &Value) -> Vec<Violation> {
+        self.judge(message, |revision, shape, body| {
+            validator.validate(revision, shape, body)
+        })
+        .unwrap_or_default()
+    }
+
+    /// Hands a received message's revision, shape and body to `judge`; `None` when the message
+    /// has nothing to validate (a result whose request is unknown, a legacy result before the
+    /// revision is known).
+    pub fn judge<R>(
+        &mut self,
+        message: &Value,
+        judge: impl FnOnce(&str, Shape<'_>, &Value) -> R,
+    ) -> Option<R> {
+        let id = message.get("id").map(ToString::to_string);
+        let asked = id
+            .as_ref()
+            .filter(|_| message.get("method").is_none())
+            .and_then(|id| self.by_id.iter().rev().find(|(i, _, _)| i == id));
+        let (method, named) = match asked {
+            Some((_, m, r)) => ((!m.is_empty()).then(|| m.clone()), r.clone()),
+            None => (None, None),
+        };
+        // The answer to `initialize` fixes the revision of what follows.
+        if id.is_some() && id == self.initialize_id {
+            if let Some(v) = message
+                .pointer("/result/protocolVersion")
+                .and_then(Value::as_str)
+                .filter(|v| crate::protocol::version::LEGACY.contains(v))
+            {
+                self.revision = Some(v.to_owned());
+            }
+        }
+        let (shape, body) = classify(message, method.as_deref())?;
+        let revision = match (named.or_else(|| self.revision.clone()), shape) {
+            (Some(r), _) => r,
+            // An error object has the same shape in every revision.
+            (None, Shape::Error { .. }) => crate::protocol::version::LATEST_LEGACY.to_owned(),
+            (None, _) => return None,
+        };
+        Some(judge(&revision, shape, body))
+    }
+}
