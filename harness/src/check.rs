@@ -208,7 +208,7 @@ pub struct Scenario {
     processes: Option<Arc<crate::pool::Processes>>,
     isolation: Isolation,
     /// Where the shared connection comes back when the check's peer is dropped.
-    returned: crate::pool::ReturnSlot,
+    returned: crate::driver::lease::ReturnSlot,
     /// The connection number of the shared connection, when the check leased one.
     leased: Option<u32>,
     /// The next connection is spawned now, not taken from the warm spares.
@@ -251,7 +251,7 @@ impl Scenario {
 
     /// The shared connection the check's peer handed back (once it was dropped), with its
     /// connection number.
-    pub fn take_returned(&self) -> Option<(crate::pool::Returned, u32)> {
+    pub fn take_returned(&self) -> Option<(crate::driver::lease::Returned, u32)> {
         let back = self.returned.lock().ok()?.take()?;
         Some((back, self.leased?))
     }

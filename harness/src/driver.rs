@@ -17,6 +17,7 @@
 
 mod builder;
 mod conversation;
+pub mod lease;
 mod reply;
 
 use std::collections::VecDeque;
@@ -120,11 +121,11 @@ pub struct Peer {
     /// spawned earlier has already had part of it).
     spawned: Instant,
     /// Where the connection goes when the peer is dropped (a shared process, POL-21).
-    hand_back: Option<crate::pool::ReturnSlot>,
+    hand_back: Option<lease::ReturnSlot>,
     /// Ids of requests sent and not answered yet (as JSON text; bounded), for the pool.
     outstanding: Vec<String>,
     /// The server's place among the processes alive at once (POL-24), freed with the peer.
-    slot: crate::pool::Slot,
+    slot: lease::Slot,
     /// The connection can no longer be handed to another check (closed, input closed, raw
     /// bytes or a failed write).
     broken: bool,
@@ -138,7 +139,7 @@ impl Drop for Peer {
         let Some(slot) = self.hand_back.take() else {
             return;
         };
-        let back = crate::pool::Returned {
+        let back = lease::Returned {
             transport: std::mem::replace(&mut self.transport, LineTransport::detached()),
             at: self.spawned,
             slot: self.slot.take(),
@@ -206,7 +207,7 @@ impl Peer {
     }
 
     /// Holds the server's place among the processes alive at once until the peer is dropped.
-    pub fn holding(mut self, slot: crate::pool::Slot) -> Self {
+    pub fn holding(mut self, slot: lease::Slot) -> Self {
         self.slot = slot;
         self
     }
@@ -218,7 +219,7 @@ impl Peer {
     }
 
     /// A connection to a pooled process: handed back into `slot` when the peer is dropped.
-    pub fn leased(mut self, slot: crate::pool::ReturnSlot) -> Self {
+    pub fn leased(mut self, slot: lease::ReturnSlot) -> Self {
         self.hand_back = Some(slot);
         self
     }

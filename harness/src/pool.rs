@@ -28,9 +28,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
+use crate::driver::lease::{Returned, Slot};
 use crate::driver::{Incoming, Peer, Settings, request};
 use crate::outcome::Era;
 use crate::protocol::method;
@@ -65,10 +66,6 @@ pub struct Spawned {
     pub slot: Slot,
 }
 
-/// A place among the `--jobs` processes the pool keeps alive at once (POL-24); `None` only for
-/// a check's second simultaneous connection when every place is taken by running checks.
-pub type Slot = Option<OwnedSemaphorePermit>;
-
 /// A pooled process: warm, and known to have answered.
 #[derive(Debug)]
 struct Idle {
@@ -78,21 +75,6 @@ struct Idle {
     /// The check that last ran on it, for what it leaves behind.
     last_check: &'static str,
 }
-
-/// What a check's shared connection is handed back as, when its peer is dropped.
-#[derive(Debug)]
-pub struct Returned {
-    pub transport: LineTransport,
-    pub at: Instant,
-    pub slot: Slot,
-    /// Request ids the check sent that were never answered, as JSON text.
-    pub outstanding: Vec<String>,
-    /// The check broke the connection (it closed, a write failed): not reusable.
-    pub broken: bool,
-}
-
-/// The slot a leased peer puts its connection in when it is dropped.
-pub type ReturnSlot = Arc<Mutex<Option<Returned>>>;
 
 /// The run's processes: the idle shared ones, the warm spares, and the count of all started.
 #[derive(Debug)]
