@@ -247,7 +247,9 @@ impl Encoder {
                         }
                         out.extend_from_slice(br#","error":{"code":"#);
                         put(out, &error.code);
-                        member(out, "message", &error.message);
+                        if !self.faults.has(Fault::ErrorWithoutMessage) {
+                            member(out, "message", &error.message);
+                        }
                         if let Some(data) = &error.data {
                             member(out, "data", data);
                         }
@@ -432,6 +434,7 @@ mod tests {
             none().with(Fault::ResultAndError),
             none().with(Fault::StaleReplyId),
             none().with(Fault::IdAsNumber).with(Fault::IdAsString),
+            none().with(Fault::ErrorWithoutMessage),
         ];
         for faults in fault_sets {
             let mut compact = Encoder::new(faults.clone());
