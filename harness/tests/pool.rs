@@ -218,7 +218,18 @@ async fn a_stray_notification_is_drained_into_the_check_that_caused_it_and_no_ot
         .map(|r| r.id.as_str())
         .collect();
     assert!(sent_it.contains(&"jsonrpc/unknown-method/replies-32601"));
-    assert_eq!(carrying, sent_it);
+    // No check carries a stray it did not cause: none leaked into the check that ran next.
+    for id in &carrying {
+        assert!(sent_it.contains(id), "{id} carries another check's stray");
+    }
+    // Every shared check that caused one carries it. A fresh-process check (`schema/error/
+    // object`, say) may end, and its process with it, before the stray is written.
+    let shared_class = |id: &&&str| {
+        catalogue::by_id(id).is_some_and(|c| c.isolation == mcpspec::check::Isolation::Shared)
+    };
+    for id in sent_it.iter().filter(shared_class) {
+        assert!(carrying.contains(id), "{id} lost the stray it caused");
+    }
     let unknown = shared
         .results
         .iter()
