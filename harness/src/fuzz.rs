@@ -230,7 +230,7 @@ pub async fn fuzz(
         let outcome = fresh;
         found.insert(violation.oracle);
         let time_to_find = started.elapsed();
-        session.restart();
+        session.restart().await;
         let mut finding = shrink(
             target,
             &mut session,
@@ -251,6 +251,7 @@ pub async fn fuzz(
         report.findings.push(finding);
         report.stats.shrinking += shrink_started.elapsed();
     }
+    session.close().await;
     report.stats.elapsed = generating(&report.stats);
     report.stats.connections = session.connections;
     Ok(report)

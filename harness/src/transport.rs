@@ -148,6 +148,13 @@ impl LineTransport {
         self.server.wait_exit(within).await
     }
 
+    /// Ends the server and waits (up to `within`) until it is gone (see
+    /// [`ServerHandle::terminate`]).
+    pub async fn terminate(&mut self, within: Duration) {
+        self.writer = None;
+        self.server.terminate(within).await;
+    }
+
     /// Whether the server is still running, without waiting.
     pub fn liveness(&mut self) -> Liveness {
         self.server.poll_exit()

@@ -184,10 +184,13 @@ pub async fn run_case(
 ) -> Result<CaseResult, StartError> {
     let mut transport = target.connect(options.max_message)?;
     let (result, _) = run_on(&mut transport, case, options, Waits::fresh(options)).await;
-    // Dropping the transport kills the server (its process group) or aborts its task.
-    drop(transport);
+    transport.terminate(TERMINATE_WITHIN).await;
     Ok(result)
 }
+
+/// How long ending a server may take: a killed process is gone in milliseconds, but a loaded
+/// machine may be slow to schedule its exit.
+const TERMINATE_WITHIN: Duration = Duration::from_secs(2);
 
 /// A connection kept from case to case while the server stays healthy: the case's own
 /// probe (`ping`, sent after its lines) is the liveness check before the next case. After a
@@ -231,6 +234,8 @@ impl Session {
         let (result, healthy) = run_on(&mut transport, case, options, Waits::shared()).await;
         if healthy {
             self.shared = Some(transport);
+        } else {
+            transport.terminate(TERMINATE_WITHIN).await;
         }
         self.refill(target, options)?;
         Ok(result)
@@ -247,12 +252,24 @@ impl Session {
         let mut transport = self.fresh(target, options)?;
         self.refill(target, options)?;
         let (result, _) = run_on(&mut transport, case, options, Waits::fresh(options)).await;
+        transport.terminate(TERMINATE_WITHIN).await;
         Ok(result)
     }
 
     /// Ends the shared connection: the next case starts on a fresh one.
-    pub fn restart(&mut self) {
-        self.shared = None;
+    pub async fn restart(&mut self) {
+        if let Some(mut shared) = self.shared.take() {
+            shared.terminate(TERMINATE_WITHIN).await;
+        }
+    }
+
+    /// Ends every connection (the shared one and the spare) and waits until their servers are
+    /// gone, so none outlives the run.
+    pub async fn close(&mut self) {
+        self.restart().await;
+        if let Some(mut spare) = self.spare.take() {
+            spare.terminate(TERMINATE_WITHIN).await;
+        }
     }
 
     fn refill(&mut self, target: &Target, options: &ExecOptions) -> Result<(), StartError> {

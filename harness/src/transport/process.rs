@@ -122,6 +122,28 @@ impl ServerHandle {
         }
     }
 
+    /// Ends the server and waits (up to `within`) until it is gone: the process group killed and
+    /// the child reaped, or the task aborted. Dropping the handle kills too, but without waiting,
+    /// so a run that ends right after a drop could leave a dying process behind for a moment.
+    pub async fn terminate(&mut self, within: Duration) {
+        match self {
+            ServerHandle::Process { child, group, .. } => {
+                if let Some(pid) = group.take() {
+                    kill_group(pid);
+                }
+                let _ = child.start_kill();
+                let _ = tokio::time::timeout(within, child.wait()).await;
+            }
+            ServerHandle::Task { task, .. } => {
+                if let Some(t) = task.take() {
+                    t.abort();
+                    let _ = tokio::time::timeout(within, t).await;
+                }
+            }
+            ServerHandle::Remote => {}
+        }
+    }
+
     pub fn poll_exit(&mut self) -> Liveness {
         match self {
             ServerHandle::Process { child, .. } => match child.try_wait() {
