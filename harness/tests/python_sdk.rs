@@ -3,11 +3,14 @@
 //! `--isolation fresh`: a verdict that changes between the two runs fails the test, which both
 //! proves the verdicts stable and shows that sharing processes changes none (POL-21).
 //! The first run's verdicts are snapshotted; every Fail must be in the SDK's baseline with a
-//! reason, and no baseline entry may be stale. Needs the venv (`bash scripts/python-venv.sh`): without it the
+//! reason, and no baseline entry may be stale; the two schema layers agree on every message
+//! received. Needs the venv (`bash scripts/python-venv.sh`): without it the
 //! tests fail, naming that command.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/agreement.rs"]
+mod agreement;
 mod support;
 
 use mcpspec::catalogue;
@@ -23,6 +26,8 @@ async fn python_sdk_verdicts_are_stable_and_match_snapshot_and_baseline() {
     let mut report = run(mcpspec::pool::Mode::Shared).await;
     let fresh = run(mcpspec::pool::Mode::Fresh).await;
     support::assert_same_outcomes(&report, &fresh, "Python SDK over stdio, shared then fresh");
+    // Every message the SDK sent is judged by both schema layers, which must agree (issue 16).
+    agreement::assert_layers_agree([&report], 100, "the Python SDK over stdio");
     let started = |r: &mcpspec::RunReport| r.processes.as_ref().map(|p| p.started);
     assert!(
         started(&report) < started(&fresh),

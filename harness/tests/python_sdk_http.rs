@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/agreement.rs"]
+mod agreement;
 mod support;
 
 use mcpspec::catalogue;
@@ -29,6 +31,8 @@ async fn python_sdk_http_verdicts_are_stable_and_match_snapshot_and_baseline() {
     }
     let (mut first, second) = (reports.remove(0), reports.remove(0));
     support::assert_same_outcomes(&first, &second, "Python SDK over streamable HTTP");
+    // Every message the SDK sent is judged by both schema layers, which must agree (issue 16).
+    agreement::assert_layers_agree([&first], 50, "the Python SDK over streamable HTTP");
     // The port differs per run.
     let filters = [(r"127\.0\.0\.1:\d+", "127.0.0.1:[port]")];
     support::assert_verdicts_against_baseline(

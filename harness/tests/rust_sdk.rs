@@ -8,6 +8,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/agreement.rs"]
+mod agreement;
 mod support;
 
 use mcpspec::catalogue;
@@ -21,6 +23,7 @@ async fn rust_sdk_stdio_verdicts_are_stable_and_match_snapshot_and_baseline() {
     let mut first = support::run(target(), &catalogue::all(), support::sdk_options()).await;
     let second = support::run(target(), &catalogue::all(), support::sdk_options()).await;
     support::assert_same_outcomes(&first, &second, "Rust SDK over stdio");
+    agreement::assert_layers_agree([&first], 50, "Rust SDK over stdio");
     support::assert_verdicts_against_baseline_in(
         "rust-sdk",
         &mut first,
@@ -42,6 +45,7 @@ async fn rust_sdk_http_verdicts_are_stable_and_match_snapshot_and_baseline() {
     }
     let (mut first, second) = (reports.remove(0), reports.remove(0));
     support::assert_same_outcomes(&first, &second, "Rust SDK over streamable HTTP");
+    agreement::assert_layers_agree([&first], 50, "Rust SDK over streamable HTTP");
     support::assert_verdicts_against_baseline_in(
         "rust-sdk",
         &mut first,

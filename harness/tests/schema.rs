@@ -4,6 +4,8 @@
 //! each is rejected by both; every exception of `schema/exceptions.rs` is proven; deep and
 //! large messages are validated without a panic or a stack overflow.
 
+#[path = "support/agreement.rs"]
+mod agreement;
 mod support;
 
 use std::path::PathBuf;
@@ -18,8 +20,7 @@ fn spec_dir() -> PathBuf {
 }
 
 fn official(revision: &str) -> Document {
-    let path = spec_dir().join(revision).join("schema.json");
-    Document::load(&path).expect("the official schema loads")
+    agreement::official(revision)
 }
 
 /// Every example: (type name, file name, message).
@@ -363,51 +364,11 @@ async fn a_user_schema_replaces_the_built_in_types() {
     );
 }
 
-/// Every message of a transcript with the revision, shape and body the schema layer gives it.
-fn judged_messages(
-    entries: &[mcpspec::transcript::Entry],
-    mut each: impl FnMut(&str, Shape<'_>, &Value, &Value),
-) {
-    use mcpspec::transcript::Event;
-    let mut conns: std::collections::HashMap<u32, schema::Asked> = Default::default();
-    let mut modern: std::collections::HashMap<u32, bool> = Default::default();
-    for entry in entries {
-        match &entry.event {
-            Event::Send { message } => {
-                // A connection is modern when its first request carries the modern envelope.
-                let is_modern = *modern.entry(entry.conn).or_insert_with(|| {
-                    message
-                        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
-                        .is_some()
-                });
-                conns
-                    .entry(entry.conn)
-                    .or_insert_with(|| schema::Asked::new(is_modern))
-                    .sent(message);
-            }
-            Event::Recv { message, .. } => {
-                let asked = conns
-                    .entry(entry.conn)
-                    .or_insert_with(|| schema::Asked::new(false));
-                asked.judge(message, |revision, shape, body| {
-                    each(revision, shape, body, message)
-                });
-            }
-            _ => {}
-        }
-    }
-}
-
 /// Every message recorded against the reference server (no fault in each era mode, and each
 /// check under each of its faults) is validated by both layers for the revisions with a
 /// `schema.json` in `../shared/mcp-spec`, and the two layers agree on every one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn recorded_reference_messages_agree_under_both_layers() {
-    let docs: std::collections::HashMap<&str, Document> =
-        ["2025-06-18", "2025-11-25", "2026-07-28"]
-            .into_iter()
-            .map(|r| (r, official(r)))
-            .collect();
     let catalogue = mcpspec::catalogue::all();
     let mut runs = Vec::new();
     for eras in ["both", "modern", "legacy"] {
@@ -436,50 +397,13 @@ async fn recorded_reference_messages_agree_under_both_layers() {
             }));
         }
     }
-    let (mut judged, mut by_revision) = (0usize, std::collections::BTreeMap::new());
-    let mut disagreements = Vec::new();
+    let mut reports = Vec::new();
     for run in runs {
-        let report = run.await.expect("the run completes");
-        for result in &report.results {
-            judged_messages(&result.transcript, |revision, shape, body, message| {
-                let Some(doc) = docs.get(revision) else {
-                    return;
-                };
-                let Some(name) = schema::type_name(shape, body) else {
-                    return;
-                };
-                if !doc.defines(name) {
-                    return;
-                }
-                judged += 1;
-                *by_revision.entry(revision.to_owned()).or_insert(0usize) += 1;
-                let typed = schema::validate(revision, shape, body);
-                let official = doc.validate(shape, body);
-                if typed.is_empty() != official.is_empty() {
-                    disagreements.push(format!(
-                        "{} ({revision}, {name}): typed {:?}, official {:?}; message {}",
-                        result.id,
-                        typed.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                        official.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                        mcpspec::text::preview(message, 300)
-                    ));
-                }
-            });
-        }
+        reports.push(run.await.expect("the run completes"));
     }
-    assert!(
-        judged > 500,
-        "only {judged} messages judged: {by_revision:?}"
-    );
-    assert!(by_revision.len() >= 2, "{by_revision:?}");
-    disagreements.sort();
-    disagreements.dedup();
-    assert!(
-        disagreements.is_empty(),
-        "{} disagreements:\n{}",
-        disagreements.len(),
-        disagreements.join("\n")
-    );
+    let agreement = agreement::compare(&reports);
+    assert!(agreement.judged.len() >= 2, "{:?}", agreement.judged);
+    agreement::assert_layers_agree(&reports, 500, "the reference server's runs");
 }
 
 fn check(id: &str) -> mcpspec::Check {

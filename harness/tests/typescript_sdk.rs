@@ -9,6 +9,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/agreement.rs"]
+mod agreement;
 mod support;
 
 use mcpspec::catalogue;
@@ -46,6 +48,7 @@ async fn typescript_sdk_stdio_verdicts_are_stable_and_match_snapshot_and_baselin
     let mut first = support::run(target(), &catalogue::all(), support::sdk_options()).await;
     let second = support::run(target(), &catalogue::all(), support::sdk_options()).await;
     support::assert_same_outcomes(&first, &second, "TypeScript SDK over stdio");
+    agreement::assert_layers_agree([&first], 50, "TypeScript SDK over stdio");
     let filters = filters();
     let filters: Vec<(&str, &str)> = filters.iter().map(|(p, r)| (p.as_str(), *r)).collect();
     support::assert_verdicts_against_baseline_in(
@@ -71,6 +74,7 @@ async fn typescript_sdk_http_verdicts_are_stable_and_match_snapshot_and_baseline
     }
     let (mut first, second) = (reports.remove(0), reports.remove(0));
     support::assert_same_outcomes(&first, &second, "TypeScript SDK over streamable HTTP");
+    agreement::assert_layers_agree([&first], 50, "TypeScript SDK over streamable HTTP");
     let filters = filters();
     let filters: Vec<(&str, &str)> = filters.iter().map(|(p, r)| (p.as_str(), *r)).collect();
     support::assert_verdicts_against_baseline_in(
