@@ -43,6 +43,8 @@ pub enum Need {
     ProbeProfile,
     /// The user allowed at least one tool (`--allow-tool`).
     AllowedTool,
+    /// mcpspec may call some tool: the probe profile's (`--probe-profile`) or an allowed one.
+    CallableTool,
 }
 
 /// Where a check runs (POL-21): on a process that earlier checks used, or on its own.

@@ -418,6 +418,11 @@ fn unmet_need(
         Need::AllowedTool if options.allowed_tools.is_empty() => Some(
             "needs --allow-tool NAME: mcpspec calls no tool it was not allowed to (POL-12)".into(),
         ),
+        Need::CallableTool if !options.probe_profile && options.allowed_tools.is_empty() => Some(
+            "needs --allow-tool NAME or --probe-profile: mcpspec calls no tool it was not allowed \
+             to (POL-12)"
+                .into(),
+        ),
         _ => None,
     })
 }

@@ -106,10 +106,12 @@ pub fn group() -> Vec<Check> {
             level: Level::Must,
             era: Era::Any,
             isolation: Isolation::Fresh,
-            needs: &[Need::AnyEra, Need::ProbeProfile],
-            description: "The probe-profile tool `mcpspec_probe_log` and every allowed tool \
-                          (`--allow-tool`) that declares `outputSchema`, called: its \
-                          `structuredContent` is validated against that schema.",
+            needs: &[Need::AnyEra, Need::CallableTool],
+            description: "The probe-profile tool `mcpspec_probe_log` (with `--probe-profile`) \
+                          and every allowed tool (`--allow-tool`) that declares `outputSchema`, \
+                          called with the smallest arguments its `inputSchema` requires: a \
+                          successful result's `structuredContent` is validated against that \
+                          schema.",
             expectation: "`structuredContent` present and valid under the declared outputSchema",
             faults: &["structured-output-mismatch", "content-unknown-type"],
             script: |s| Box::pin(structured_output(s)),
@@ -252,11 +254,15 @@ async fn input_schemas(s: &mut Scenario) -> Verdict {
 }
 
 async fn structured_output(s: &mut Scenario) -> Verdict {
-    let allowed = s.options().allowed_tools.clone();
+    let options = s.options().clone();
+    let callable = |name: &str| {
+        (name == tool::PROBE_LOG && options.probe_profile)
+            || options.allowed_tools.iter().any(|a| a == name)
+    };
     let mut peer = s.connect_any_era().await?;
     let tools = tools(s, &mut peer).await?;
     let mut problems = Problems::new();
-    let mut judged_tools = Vec::new();
+    let (mut judged_tools, mut unjudged) = (Vec::new(), Vec::new());
     for t in &tools {
         let Some(name) = t.get("name").and_then(Value::as_str) else {
             continue;
@@ -264,20 +270,29 @@ async fn structured_output(s: &mut Scenario) -> Verdict {
         let Some(output_schema) = t.get("outputSchema") else {
             continue;
         };
-        if name != tool::PROBE_LOG && !allowed.iter().any(|a| a == name) {
+        if !callable(name) {
             continue;
         }
+        let arguments = t
+            .get("inputSchema")
+            .map_or_else(|| json!({}), tool_schema::minimal_arguments);
         let reply = peer
             .call(
                 request(method::TOOLS_CALL)
                     .param("name", json!(name))
-                    .param("arguments", json!({})),
+                    .param("arguments", arguments),
             )
             .await;
+        // A call that did not succeed says nothing about the shape of a successful one: it is
+        // not judged (and a check that judged nothing does not pass).
         let Some(result) = reply.result() else {
-            problems.push(format!("`{name}` got {}", reply.describe()));
+            unjudged.push(format!("`{name}` got {}", reply.describe()));
             continue;
         };
+        if result.get("isError").and_then(Value::as_bool) == Some(true) {
+            unjudged.push(format!("`{name}` answered with isError: true"));
+            continue;
+        }
         judged_tools.push(name.to_owned());
         for d in tool_schema::structured_output_defects(name, output_schema, result) {
             problems.push(format!("{d} (SCHEMA-3)"));
@@ -289,8 +304,14 @@ async fn structured_output(s: &mut Scenario) -> Verdict {
         }
     }
     if judged_tools.is_empty() && problems.is_empty() {
+        if !unjudged.is_empty() {
+            return Ok(Outcome::info(format!(
+                "no successful call to judge: {}",
+                unjudged.join("; ")
+            )));
+        }
         return Ok(Outcome::skipped(
-            "no probe-profile or allowed tool declares `outputSchema`",
+            "no callable tool (probe profile or --allow-tool) declares `outputSchema`",
         ));
     }
     Ok(problems.verdict(format!(

@@ -129,6 +129,59 @@ fn meta_defects(schema: &Value) -> Vec<(String, String)> {
     }
 }
 
+/// The smallest arguments an `inputSchema` accepts as far as its top level says: each required
+/// property gets its `default`, first `enum` or `const` value, or a plain value of its `type`
+/// (1, "mcpspec", true, [], {}). Enough to call a tool whose output shape is to be judged; a
+/// server that rejects them leaves the result unjudged, never judged wrongly.
+pub fn minimal_arguments(input_schema: &Value) -> Value {
+    let properties = input_schema.get("properties").and_then(Value::as_object);
+    let mut arguments = serde_json::Map::new();
+    for name in input_schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        let property = properties.and_then(|p| p.get(name));
+        arguments.insert(name.to_owned(), property.map_or(Value::Null, plain_value));
+    }
+    Value::Object(arguments)
+}
+
+fn plain_value(property: &Value) -> Value {
+    if let Some(v) = property.get("default").or_else(|| property.get("const")) {
+        return v.clone();
+    }
+    if let Some(first) = property
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return first.clone();
+    }
+    // `type` may be a list of types: the first one that is not null.
+    let ty = match property.get("type") {
+        Some(Value::String(t)) => Some(t.as_str()),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null"),
+        _ => None,
+    };
+    match ty {
+        Some("integer" | "number") => {
+            let minimum = property.get("minimum").and_then(Value::as_i64).unwrap_or(1);
+            Value::from(minimum.max(1))
+        }
+        Some("string") => Value::from("mcpspec"),
+        Some("boolean") => Value::Bool(true),
+        Some("array") => Value::Array(Vec::new()),
+        Some("object") => minimal_arguments(property),
+        _ => Value::Null,
+    }
+}
+
 /// Compiles a tool's schema (2020-12 unless it names its dialect); no `$ref` is fetched.
 pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
     let mut options = jsonschema::options();
@@ -180,4 +233,34 @@ pub fn structured_output_defects(
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::minimal_arguments;
+
+    #[test]
+    fn minimal_arguments_fill_only_what_is_required() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "number"},
+                "b": {"type": "integer", "minimum": 3},
+                "unit": {"type": "string", "enum": ["m", "ft"]},
+                "label": {"type": ["null", "string"]},
+                "flag": {"type": "boolean", "default": false},
+                "nested": {"type": "object", "properties": {"x": {"type": "array"}}, "required": ["x"]},
+                "optional": {"type": "string"}
+            },
+            "required": ["a", "b", "unit", "label", "flag", "nested", "undeclared"]
+        });
+        assert_eq!(
+            minimal_arguments(&schema),
+            json!({"a": 1, "b": 3, "unit": "m", "label": "mcpspec", "flag": false,
+                   "nested": {"x": []}, "undeclared": null})
+        );
+        assert_eq!(minimal_arguments(&json!({"type": "object"})), json!({}));
+    }
 }

@@ -108,10 +108,12 @@ pub fn quick_options() -> RunOptions {
     o
 }
 
-/// For a check that needs the probe profile: the embedded server with the profile installed
-/// and the options saying so (`--probe-profile`). Other checks and targets are left as they are.
+/// For a check that needs the probe profile (or a tool to call, which the profile gives): the
+/// embedded server with the profile installed and the options saying so (`--probe-profile`).
+/// Other checks and targets are left as they are.
 pub fn for_check(check: &Check, target: Target, mut options: RunOptions) -> (Target, RunOptions) {
-    if !check.needs.contains(&mcpspec::Need::ProbeProfile) {
+    let profile = [mcpspec::Need::ProbeProfile, mcpspec::Need::CallableTool];
+    if !check.needs.iter().any(|n| profile.contains(n)) {
         return (target, options);
     }
     options.checks.probe_profile = true;
