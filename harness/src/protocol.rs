@@ -62,6 +62,8 @@ pub mod method {
     pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
     pub const MESSAGE: &str = "notifications/message";
     pub const PROGRESS: &str = "notifications/progress";
+    pub const ELICITATION_CREATE: &str = "elicitation/create";
+    pub const ROOTS_LIST: &str = "roots/list";
 }
 
 /// JSON-RPC and MCP error codes.

@@ -188,10 +188,18 @@ pub fn type_name(shape: Shape<'_>, body: &Value) -> Option<&'static str> {
             m::PROGRESS => "ProgressNotificationParams",
             m::RESOURCES_UPDATED => "ResourceUpdatedNotificationParams",
             m::CANCELLED => "CancelledNotificationParams",
+            m::ACKNOWLEDGED => "SubscriptionsAcknowledgedNotificationParams",
+            // Optional params: absent is valid, whatever the type says of an object.
+            m::TOOLS_LIST_CHANGED | m::PROMPTS_LIST_CHANGED | m::RESOURCES_LIST_CHANGED
+                if !body.is_null() =>
+            {
+                "NotificationParams"
+            }
             _ => return None,
         },
         Shape::Request { method } => match method {
             "sampling/createMessage" => "CreateMessageRequestParams",
+            m::ELICITATION_CREATE => "ElicitRequestParams",
             _ => return None,
         },
     })

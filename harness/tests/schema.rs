@@ -280,6 +280,82 @@ fn all_five_revisions_are_served() {
     );
 }
 
+/// Server→client requests and notifications beyond results: `elicitation/create`, `roots/list`,
+/// the list-changed notifications and the subscription acknowledgement are judged by their
+/// params type in every revision that has them; optional params may be absent.
+#[test]
+fn server_requests_and_notifications_are_judged_by_their_params() {
+    let request = |method| Shape::Request { method };
+    let notification = |method| Shape::Notification { method };
+    let form = json!({
+        "mode": "form",
+        "message": "Please provide your GitHub username",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}
+    });
+    for revision in ["2025-11-25", "2026-07-28"] {
+        assert_eq!(
+            schema::validate(revision, request("elicitation/create"), &form),
+            [],
+            "{revision}"
+        );
+        let found = schema::validate(
+            revision,
+            request("elicitation/create"),
+            &json!({"mode": "form", "requestedSchema": {"type": "object", "properties": {}}}),
+        );
+        assert_eq!(found.len(), 1, "{revision}: a form without `message`");
+    }
+    for revision in [
+        "2024-11-05",
+        "2025-03-26",
+        "2025-06-18",
+        "2025-11-25",
+        "2026-07-28",
+    ] {
+        for method in [
+            "notifications/tools/list_changed",
+            "notifications/prompts/list_changed",
+            "notifications/resources/list_changed",
+        ] {
+            assert_eq!(
+                schema::validate(revision, notification(method), &Value::Null),
+                [],
+                "{revision} {method}: params are optional"
+            );
+            assert_eq!(
+                schema::validate(revision, notification(method), &json!({"_meta": "x"})).len(),
+                1,
+                "{revision} {method}: `_meta` must be an object"
+            );
+        }
+        assert_eq!(
+            schema::validate(revision, request("roots/list"), &Value::Null),
+            [],
+            "{revision}: roots/list params are optional"
+        );
+        assert_eq!(
+            schema::validate(revision, request("roots/list"), &json!({"_meta": []})).len(),
+            1,
+            "{revision}: roots/list `_meta` must be an object"
+        );
+    }
+    let acknowledged = json!({
+        "_meta": {"io.modelcontextprotocol/subscriptionId": "listen-1"},
+        "notifications": {"toolsListChanged": true}
+    });
+    let ack = notification("notifications/subscriptions/acknowledged");
+    assert_eq!(schema::validate("2026-07-28", ack, &acknowledged), []);
+    assert_eq!(
+        schema::validate(
+            "2026-07-28",
+            ack,
+            &json!({"notifications": {"toolsListChanged": "yes"}})
+        )
+        .len(),
+        1
+    );
+}
+
 /// A message nested far deeper than the codec allows, and one at the size bound, are
 /// validated without a stack overflow or a panic, on a thread with a small stack.
 #[test]

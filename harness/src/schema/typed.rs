@@ -148,7 +148,11 @@ fn input_required(body: &Value) -> bool {
 /// One revision's method → type table: the entries every revision shares, then `$extra` (the
 /// handshake revisions' `initialize`, the modern revision's discover and `InputRequiredResult`).
 macro_rules! revision {
-    ($name:ident, $krate:path, |$shape:ident, $body:ident| { $($extra:tt)* }) => {
+    (
+        $name:ident, $krate:path, |$shape:ident, $body:ident| { $($extra:tt)* }
+        requests { $($request:tt)* }
+        notifications { $($notification:tt)* }
+    ) => {
         pub mod $name {
             use serde_json::Value;
 
@@ -185,12 +189,25 @@ macro_rules! revision {
                             as_type::<t::ResourceUpdatedNotificationParams>(shape, body)
                         }
                         method::CANCELLED => as_type::<t::CancelledNotificationParams>(shape, body),
+                        // Their params are optional: absent is valid.
+                        method::TOOLS_LIST_CHANGED
+                        | method::PROMPTS_LIST_CHANGED
+                        | method::RESOURCES_LIST_CHANGED => {
+                            if body.is_null() {
+                                return Some(Ok(()));
+                            }
+                            as_type::<t::NotificationParams>(shape, body)
+                        }
+                        $($notification)*
                         _ => return None,
                     },
                     Shape::Request { method } => match method {
                         "sampling/createMessage" => {
                             as_type::<t::CreateMessageRequestParams>(shape, body)
                         }
+                        // Optional params, as above.
+                        method::ROOTS_LIST if body.is_null() => Ok(()),
+                        $($request)*
                         _ => return None,
                     },
                 })
@@ -208,6 +225,13 @@ revision!(modern, rms_2026_07_28::mcp_2026_07_28, |shape, body| {
     method::TOOLS_CALL => as_type::<t::CallToolResult>(shape, body),
     method::PROMPTS_GET => as_type::<t::GetPromptResult>(shape, body),
     method::RESOURCES_READ => as_type::<t::ReadResourceResult>(shape, body),
+}
+requests {
+    method::ELICITATION_CREATE => as_type::<t::ElicitRequestParams>(shape, body),
+    method::ROOTS_LIST => as_type::<t::ListRootsRequestParams>(shape, body),
+}
+notifications {
+    method::ACKNOWLEDGED => as_type::<t::SubscriptionsAcknowledgedNotificationParams>(shape, body),
 });
 
 revision!(r2025_11_25, rms_2025_11_25::mcp_2025_11_25, |shape, body| {
@@ -215,28 +239,46 @@ revision!(r2025_11_25, rms_2025_11_25::mcp_2025_11_25, |shape, body| {
     method::TOOLS_CALL => as_type::<t::CallToolResult>(shape, body),
     method::PROMPTS_GET => as_type::<t::GetPromptResult>(shape, body),
     method::RESOURCES_READ => as_type::<t::ReadResourceResult>(shape, body),
-});
+}
+requests {
+    method::ELICITATION_CREATE => as_type::<t::ElicitRequestParams>(shape, body),
+    method::ROOTS_LIST => as_type::<t::RequestParams>(shape, body),
+}
+notifications {});
 
 revision!(r2025_06_18, rms_2025_06_18::mcp_2025_06_18, |shape, body| {
     method::INITIALIZE => as_type::<t::InitializeResult>(shape, body),
     method::TOOLS_CALL => as_type::<t::CallToolResult>(shape, body),
     method::PROMPTS_GET => as_type::<t::GetPromptResult>(shape, body),
     method::RESOURCES_READ => as_type::<t::ReadResourceResult>(shape, body),
-});
+}
+requests {
+    method::ELICITATION_CREATE => as_type::<t::ElicitRequestParams>(shape, body),
+    method::ROOTS_LIST => as_type::<t::ListRootsRequestParams>(shape, body),
+}
+notifications {});
 
 revision!(r2025_03_26, rms_2025_03_26::mcp_2025_03_26, |shape, body| {
     method::INITIALIZE => as_type::<t::InitializeResult>(shape, body),
     method::TOOLS_CALL => as_type::<t::CallToolResult>(shape, body),
     method::PROMPTS_GET => as_type::<t::GetPromptResult>(shape, body),
     method::RESOURCES_READ => as_type::<t::ReadResourceResult>(shape, body),
-});
+}
+requests {
+    method::ROOTS_LIST => as_type::<t::ListRootsRequestParams>(shape, body),
+}
+notifications {});
 
 revision!(r2024_11_05, rms_2024_11_05::mcp_2024_11_05, |shape, body| {
     method::INITIALIZE => as_type::<t::InitializeResult>(shape, body),
     method::TOOLS_CALL => as_type::<t::CallToolResult>(shape, body),
     method::PROMPTS_GET => as_type::<t::GetPromptResult>(shape, body),
     method::RESOURCES_READ => as_type::<t::ReadResourceResult>(shape, body),
-});
+}
+requests {
+    method::ROOTS_LIST => as_type::<t::ListRootsRequestParams>(shape, body),
+}
+notifications {});
 
 /// A 2026-07-28 type by its name in the official schema (`ElicitRequestURLParams` is
 /// `ElicitRequestUrlParams` in the generated code): what the differential test over the
