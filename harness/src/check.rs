@@ -445,6 +445,15 @@ impl Scenario {
         self.rec.note_judged(self.conns.max(1), text.into(), quote);
     }
 
+    /// Records the schema violations of a message received outside the driver (a raw HTTP
+    /// exchange), which has no transcript entry of its own.
+    pub fn record_schema_violations(&self, violations: Vec<crate::schema::Violation>) {
+        if !violations.is_empty() {
+            self.rec
+                .schema_violations(self.conns.max(1), None, violations);
+        }
+    }
+
     /// Takes the schema violations found so far, for a check that reports them itself.
     pub fn take_schema_findings(&self) -> Vec<crate::transcript::SchemaFinding> {
         self.rec.take_schema_findings()

@@ -594,3 +594,39 @@ fn skips_and_errors_stand_and_fails_keep_their_finding() {
         mcpspec::Outcome::pass("ok")
     );
 }
+
+/// The raw HTTP exchanges of the `http/*` checks (exact headers, read back below the driver)
+/// go through the schema layer too: an error without `message` sent in answer to a raw POST
+/// fails the check that received it, which passes on a well-shaped server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn raw_http_exchanges_are_validated_too() {
+    let checks = [check("http/version-header/mismatch")];
+    let mut verdicts = Vec::new();
+    for faults in [&[][..], &["error-without-message"][..]] {
+        let config = mcp_reference_server::Config {
+            faults: faults.iter().map(|f| f.parse().expect("a fault")).collect(),
+            ..Default::default()
+        };
+        let (target, _server) = support::http_reference(config).await;
+        let report = support::run(target, &checks, support::quick_options()).await;
+        verdicts.push(report.results[0].outcome.clone());
+    }
+    assert_eq!(
+        verdicts[0].kind,
+        mcpspec::Kind::Pass,
+        "{}",
+        verdicts[0].message
+    );
+    assert_eq!(
+        verdicts[1].kind,
+        mcpspec::Kind::Fail,
+        "{}",
+        verdicts[1].message
+    );
+    assert!(
+        verdicts[1].message.contains("schema violation (SCHEMA-1)")
+            && verdicts[1].message.contains("/message"),
+        "{}",
+        verdicts[1].message
+    );
+}

@@ -96,5 +96,27 @@ pub(super) async fn post(s: &Scenario, req: &Request) -> Result<Answer, Outcome>
         format!("{head} -> {}", answer.describe()),
         &answer.describe(),
     );
+    validate_answer(s, req, &answer);
     Ok(answer)
+}
+
+/// The JSON-RPC message of a raw exchange goes through the schema layer like every frame the
+/// driver reads (SCHEMA-1, POL-20), judged by the request it answers; a message whose revision
+/// the one request does not tell (a legacy session's later requests) is not judged.
+fn validate_answer(s: &Scenario, req: &Request, answer: &Answer) {
+    let Some(received) = &answer.json else {
+        return;
+    };
+    let Ok(sent) = serde_json::from_slice::<Value>(&req.body) else {
+        return;
+    };
+    if !sent.is_object() {
+        return; // a batch: its replies are judged by the checks that send one
+    }
+    let modern = sent
+        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+        .is_some();
+    let mut asked = crate::schema::Asked::new(modern);
+    asked.sent(&sent);
+    s.record_schema_violations(asked.validate(&s.settings().schema, received));
 }
