@@ -333,7 +333,7 @@ fn write_transcripts(dir: &Path, report: &mut RunReport) -> std::io::Result<()> 
     std::fs::create_dir_all(dir)?;
     for r in &mut report.results {
         let file = dir.join(format!("{}.yaml", r.id.replace('/', "__")));
-        let yaml = serde_yaml::to_string(&r.transcript).map_err(std::io::Error::other)?;
+        let yaml = mcpspec::yaml::to_string(&r.transcript).map_err(std::io::Error::other)?;
         std::fs::write(&file, yaml)?;
         r.transcript_path = Some(file.display().to_string());
     }
