@@ -6,14 +6,14 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 /// A YAML syntax or shape error, with its line and column when known.
-pub type Error = serde_yaml::Error;
+pub type Error = serde_norway::Error;
 
 /// Serializes `value` as one YAML document (block style, no leading `---`).
 pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
-    serde_yaml::to_string(value)
+    serde_norway::to_string(value)
 }
 
 /// Parses one YAML document.
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, Error> {
-    serde_yaml::from_str(text)
+    serde_norway::from_str(text)
 }
