@@ -18,10 +18,10 @@ use clap::Args;
 
 use mcpspec::baseline::Baseline;
 use mcpspec::check::CheckOptions;
-use mcpspec::cli_values::{self, parse_duration};
+use mcpspec::cli_values::{self, DEFAULT_TIMEOUT, Destination, parse_duration};
 use mcpspec::driver::Settings;
 use mcpspec::target::TargetArgs;
-use mcpspec::{Check, RunOptions, RunReport, Target, catalogue, errln, out, outln};
+use mcpspec::{Check, RunOptions, RunReport, Target, catalogue, errln, out};
 
 use super::{exit, usage_error};
 
@@ -45,7 +45,7 @@ pub struct RunArgs {
     #[arg(
         long,
         value_name = "SECS",
-        default_value = "2",
+        default_value = DEFAULT_TIMEOUT,
         value_parser = parse_duration,
         allow_negative_numbers = true
     )]
@@ -91,15 +91,16 @@ pub struct RunArgs {
     /// every check starts its own.
     #[arg(long, value_enum, value_name = "MODE", default_value_t = mcpspec::pool::Mode::Shared)]
     isolation: mcpspec::pool::Mode,
-    /// Write the report as JSON to FILE (`-` for stdout).
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-    /// Write the report as JUnit XML to FILE.
-    #[arg(long, value_name = "FILE")]
-    junit: Option<PathBuf>,
-    /// Write a Markdown summary (for a CI step summary) to FILE.
-    #[arg(long, value_name = "FILE")]
-    markdown: Option<PathBuf>,
+    /// Write the report as JSON to FILE (`-` for stdout, in place of the console report).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    json: Option<Destination>,
+    /// Write the report as JUnit XML to FILE (`-` for stdout, in place of the console report).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    junit: Option<Destination>,
+    /// Write a Markdown summary (for a CI step summary) to FILE (`-` for stdout, in place of
+    /// the console report).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    markdown: Option<Destination>,
     /// Write each check's transcript as YAML into DIR.
     #[arg(long, value_name = "DIR")]
     transcripts: Option<PathBuf>,
@@ -170,10 +171,10 @@ struct Plan {
 /// Where the report goes, and the known failures it is judged against.
 struct Outputs {
     baseline: Option<Baseline>,
-    /// A file, or `-` for stdout in place of the console report.
-    json: Option<PathBuf>,
-    junit: Option<PathBuf>,
-    markdown: Option<PathBuf>,
+    /// Each a file, or stdout in place of the console report (one at most).
+    json: Option<Destination>,
+    junit: Option<Destination>,
+    markdown: Option<Destination>,
     /// A directory for each check's transcript as YAML.
     transcripts: Option<PathBuf>,
 }
@@ -185,6 +186,12 @@ fn plan(args: RunArgs) -> Result<Plan, Stop> {
         .target
         .target(args.probe_profile)
         .map_err(Stop::Usage)?;
+    cli_values::one_on_stdout(&[
+        ("--json", args.json.as_ref()),
+        ("--junit", args.junit.as_ref()),
+        ("--markdown", args.markdown.as_ref()),
+    ])
+    .map_err(Stop::Usage)?;
     let baseline = match &args.baseline {
         Some(path) => Some(Baseline::load(path).map_err(|e| Stop::Usage(e.to_string()))?),
         None => None,
@@ -298,23 +305,30 @@ fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<u8, Stop> {
             ))
         })?;
     }
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let to_stdout_json = outputs.json.as_deref() == Some(Path::new("-"));
-    if to_stdout_json {
-        outln!("{}", report.to_json());
-    } else {
-        out!("{}", report.to_console(color));
+    // The console report, unless a report flag took stdout; then the reports, each rendered
+    // only if asked for.
+    let reports = [
+        (
+            &outputs.json,
+            RunReport::to_json as fn(&RunReport) -> String,
+        ),
+        (&outputs.junit, RunReport::to_junit),
+        (&outputs.markdown, RunReport::to_markdown),
+    ];
+    if !reports
+        .iter()
+        .any(|(d, _)| d.as_ref().is_some_and(Destination::is_stdout))
+    {
+        out!("{}", report.to_console(mcpspec::output::color_stdout()));
     }
-    // The report files, each rendered only if asked for.
-    let json_file = outputs.json.as_ref().filter(|_| !to_stdout_json);
-    for (path, render) in [
-        (json_file, RunReport::to_json as fn(&RunReport) -> String),
-        (outputs.junit.as_ref(), RunReport::to_junit),
-        (outputs.markdown.as_ref(), RunReport::to_markdown),
-    ] {
-        if let Some(path) = path {
-            std::fs::write(path, render(&report))
-                .map_err(|e| Stop::Usage(format!("cannot write {}: {e}", path.display())))?;
+    for (destination, render) in reports {
+        if let Some(destination) = destination {
+            let mut text = render(&report);
+            // A file holds the report as rendered; on stdout it ends its line.
+            if destination.is_stdout() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            destination.write(&text).map_err(Stop::Usage)?;
         }
     }
     if let Some(reason) = &report.target_failure {
