@@ -2,7 +2,7 @@
 //!
 //! 1. [`plan`] turns the parsed flags into a [`Plan`]: the target, the selected checks, the
 //!    runner's options and where the report goes, or a usage error before anything starts.
-//! 2. [`execute`] runs the plan (with the status line on a terminal) and returns the report, or
+//! 2. [`execute`] runs the plan (with progress on stderr) and returns the report, or
 //!    why the target could not be tested.
 //! 3. [`write_outputs`] judges the report against the baseline, writes every output (transcripts,
 //!    the console or JSON on stdout, the JSON, JUnit and Markdown files) and decides the exit
@@ -10,7 +10,6 @@
 //!
 //! A step that cannot go on returns a [`Stop`]; [`run`] prints it and exits with its code.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -254,22 +253,20 @@ fn plan(args: RunArgs) -> Result<Plan, Stop> {
     })
 }
 
-/// Runs `checks` against `target`, with the status line on a terminal; the report, or why the
-/// target could not be tested.
+/// Runs `checks` against `target`, with progress on stderr; the report, or why the target
+/// could not be tested.
 fn execute(target: Target, checks: &[Check], options: RunOptions) -> Result<RunReport, Stop> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| Stop::Usage(format!("cannot start the async runtime: {e}")))?;
-    // The status line: stderr on a terminal only (it appears once a run takes over 1 s).
-    let progress = std::io::stderr()
-        .is_terminal()
-        .then(|| mcpspec::report::StatusLine::new(checks.len()));
-    let observe = |r: &mcpspec::report::CheckResult| {
-        if let Some(p) = &progress {
-            p.draw(r);
-        }
-    };
+    // Progress on stderr: a bar on a terminal, a plain line every 10 s elsewhere.
+    let progress = mcpspec::report::Progress::new(
+        "mcpspec run",
+        checks.len() as u64,
+        mcpspec::report::progress_mode(),
+    );
+    let observe = |r: &mcpspec::report::CheckResult| progress.check_done(checks.len(), r);
     let run = mcpspec::runner::run_observed(target, checks, options, &observe);
     // Ctrl-C ends the run: the servers live in their own process groups, so the terminal's
     // SIGINT does not reach them; dropping the run and then the runtime (below) drops every
@@ -280,9 +277,7 @@ fn execute(target: Target, checks: &[Check], options: RunOptions) -> Result<RunR
             _ = tokio::signal::ctrl_c() => None,
         }
     });
-    if let Some(p) = &progress {
-        p.finish();
-    }
+    progress.finish();
     // Drop the runtime now: every spawned server has been dropped (and killed) by then.
     drop(runtime);
     match report {

@@ -3,7 +3,6 @@
 //! Exit codes: 0 nothing found; 1 a finding (fuzz) or the reproducer still trips an oracle
 //! (replay); 2 usage; 3 the target could not be started.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -14,7 +13,7 @@ use super::reproducer::{Record, RecordedTarget, record_path};
 use super::{ExecOptions, FuzzOptions, Stats};
 use crate::cli_values::{Destination, at_least_one, parse_duration};
 use crate::target::Target;
-use crate::{err, errln, outln};
+use crate::{errln, outln};
 
 const OK: u8 = 0;
 const FOUND: u8 = 1;
@@ -178,7 +177,11 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         seed_counts.1,
         args.time.as_secs_f64()
     );
-    let tty = std::io::stderr().is_terminal();
+    let progress = crate::report::Progress::new(
+        "mcpspec fuzz",
+        args.time.as_millis() as u64,
+        crate::report::progress_mode(),
+    );
     let work = async {
         options.exec.startup_allowance = calibrate(&target, args.max_message).await?;
         let how = super::material::gather(
@@ -211,9 +214,7 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
             m.prompt_names.len()
         );
         super::fuzz(&target, &options, Some(&args.out), |stats, found| {
-            if tty {
-                err!("\r{}", progress_line(stats, found));
-            }
+            progress.fuzzed(stats.elapsed, args.time, stats.cases, stats.messages, found);
         })
         .await
     };
@@ -226,9 +227,7 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         }
     });
     drop(runtime);
-    if tty {
-        errln!();
-    }
+    progress.finish();
     let report = match result {
         None => {
             errln!("mcpspec fuzz: interrupted; every server process it started is stopped");
