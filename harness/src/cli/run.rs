@@ -271,11 +271,24 @@ fn execute(target: Target, checks: &[Check], options: RunOptions) -> Result<RunR
     // Ctrl-C ends the run: the servers live in their own process groups, so the terminal's
     // SIGINT does not reach them; dropping the run and then the runtime (below) drops every
     // check's task and the pool, and so kills every server (and its group).
-    let report = runtime.block_on(async {
-        tokio::select! {
-            report = run => Some(report),
-            _ = tokio::signal::ctrl_c() => None,
-        }
+    let finished = std::sync::atomic::AtomicBool::new(false);
+    let report = std::thread::scope(|scope| {
+        // A plain line is due every 10 s even while one long check runs; the ticker ends with
+        // the run.
+        scope.spawn(|| {
+            while !finished.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(250));
+                progress.tick_run(checks.len());
+            }
+        });
+        let report = runtime.block_on(async {
+            tokio::select! {
+                report = run => Some(report),
+                _ = tokio::signal::ctrl_c() => None,
+            }
+        });
+        finished.store(true, std::sync::atomic::Ordering::Relaxed);
+        report
     });
     progress.finish();
     // Drop the runtime now: every spawned server has been dropped (and killed) by then.

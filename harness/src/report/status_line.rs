@@ -119,6 +119,7 @@ pub struct Progress {
 struct RunCounts {
     done: usize,
     failing: usize,
+    last: String,
 }
 
 impl Progress {
@@ -139,16 +140,27 @@ impl Progress {
 
     /// `run`: one more check is done.
     pub fn check_done(&self, total: usize, result: &CheckResult) {
-        let (done, failing) = {
+        {
             let mut counts = self.run.lock().unwrap_or_else(|e| e.into_inner());
             counts.done += 1;
             if matches!(result.outcome.kind, Kind::Fail | Kind::Error) {
                 counts.failing += 1;
             }
-            (counts.done, counts.failing)
+            counts.last.clone_from(&result.id);
+        }
+        self.tick_run(total);
+    }
+
+    /// `run`: shows the counts so far if a line is due. Called on every check done, and now and
+    /// then by a ticker, so that a long check does not silence a plain log.
+    pub fn tick_run(&self, total: usize) {
+        let (done, failing, last) = {
+            let counts = self.run.lock().unwrap_or_else(|e| e.into_inner());
+            (counts.done, counts.failing, counts.last.clone())
         };
+        let last = if last.is_empty() { "none yet" } else { &last };
         self.show(done as u64, || {
-            run_line(done, total, failing, self.started.elapsed(), &result.id)
+            run_line(done, total, failing, self.started.elapsed(), last)
         });
     }
 
