@@ -42,7 +42,7 @@ pub enum BaselineError {
     #[error("baseline {path} is not valid: {source}")]
     Parse {
         path: String,
-        source: serde_yaml::Error,
+        source: crate::yaml::Error,
     },
     #[error("baseline {path} names unknown check(s): {ids}")]
     UnknownIds { path: String, ids: String },
@@ -56,7 +56,7 @@ impl Baseline {
             source,
         })?;
         let baseline: Baseline =
-            serde_yaml::from_str(&text).map_err(|source| BaselineError::Parse {
+            crate::yaml::from_str(&text).map_err(|source| BaselineError::Parse {
                 path: p.clone(),
                 source,
             })?;

@@ -9,10 +9,20 @@
 //!   at most [`MAX_SECONDS`] (one day).
 //! - [`at_least_one`] and [`jobs`]: counts where 0 means nothing (`--max-message`,
 //!   `--max-findings`, `--jobs`); `--cases` uses clap's `value_parser!(u64).range(1..)`.
+//! - [`Destination`]: every report flag (`--json`, `--junit`, `--markdown`) of every
+//!   subcommand takes a file path or `-` for stdout; at most one report goes to stdout.
+//! - [`DEFAULT_TIMEOUT`]: `--timeout` means the wait for one reply, 2 s by default, in `run`,
+//!   `negotiate`, `fuzz` and `replay` alike.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::builder::RangedU64ValueParser;
+
+/// `--timeout` of every subcommand: how long one expected reply may take. Two seconds, the
+/// figure every verdict quotes ("no reply within 2 s"): long enough for an interpreted server on
+/// a loaded machine, short enough that a silent server costs little.
+pub const DEFAULT_TIMEOUT: &str = "2";
 
 /// The longest duration any flag accepts: one day, in seconds.
 pub const MAX_SECONDS: f64 = 86_400.0;
@@ -77,9 +87,109 @@ pub fn format_seconds(d: Duration) -> String {
     format!("{whole}.{}", fraction.trim_end_matches('0'))
 }
 
+/// Where a report flag sends its report: a file, or stdout for `-`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Destination {
+    Stdout,
+    File(PathBuf),
+}
+
+impl Destination {
+    /// A report flag's value: `-` for stdout, else a file path (not empty).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "-" => Ok(Destination::Stdout),
+            "" => Err("expected a file path, or - for stdout".into()),
+            path => Ok(Destination::File(PathBuf::from(path))),
+        }
+    }
+
+    pub fn is_stdout(&self) -> bool {
+        *self == Destination::Stdout
+    }
+
+    /// Writes `text` to the file, or prints it on stdout (quiet once stdout is closed).
+    pub fn write(&self, text: &str) -> Result<(), String> {
+        match self {
+            Destination::Stdout => {
+                crate::out!("{text}");
+                Ok(())
+            }
+            Destination::File(path) => std::fs::write(path, text)
+                .map_err(|e| format!("cannot write {}: {e}", path.display())),
+        }
+    }
+}
+
+/// A report flag that once was a switch (`negotiate --json`, `list --json`, `coverage --json`,
+/// `coverage --markdown`): given without a value it still means stdout, with a note on stderr.
+pub fn destination_or_stdout(
+    flag: &str,
+    given: Option<Option<Destination>>,
+) -> Option<Destination> {
+    match given? {
+        Some(destination) => Some(destination),
+        None => {
+            crate::errln!(
+                "mcpspec: `{flag}` without a value is deprecated; write `{flag} -` for stdout \
+                 or `{flag} FILE`"
+            );
+            Some(Destination::Stdout)
+        }
+    }
+}
+
+/// At most one report may take stdout: the flags (name, destination) that ask for it, or a
+/// usage error naming them when more than one does.
+pub fn one_on_stdout(flags: &[(&str, Option<&Destination>)]) -> Result<Option<String>, String> {
+    let on_stdout: Vec<&str> = flags
+        .iter()
+        .filter(|(_, d)| d.is_some_and(Destination::is_stdout))
+        .map(|(name, _)| *name)
+        .collect();
+    match on_stdout.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some((*one).to_owned())),
+        many => Err(format!(
+            "only one report can go to stdout; {} each say `-`",
+            many.join(" and ")
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_report_goes_to_a_file_or_to_stdout_once() {
+        assert_eq!(Destination::parse("-"), Ok(Destination::Stdout));
+        assert_eq!(
+            Destination::parse("out/r.json"),
+            Ok(Destination::File("out/r.json".into()))
+        );
+        assert!(Destination::parse("").is_err());
+        let file = Destination::File("r.xml".into());
+        assert_eq!(
+            one_on_stdout(&[
+                ("--json", Some(&Destination::Stdout)),
+                ("--junit", Some(&file))
+            ]),
+            Ok(Some("--json".into()))
+        );
+        assert_eq!(
+            one_on_stdout(&[("--json", None), ("--junit", Some(&file))]),
+            Ok(None)
+        );
+        let both = one_on_stdout(&[
+            ("--json", Some(&Destination::Stdout)),
+            ("--markdown", Some(&Destination::Stdout)),
+        ]);
+        assert_eq!(
+            both,
+            Err("only one report can go to stdout; --json and --markdown each say `-`".into())
+        );
+    }
 
     #[test]
     fn accepts_positive_finite_seconds_up_to_a_day() {

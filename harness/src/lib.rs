@@ -54,6 +54,7 @@ pub mod text;
 pub mod transcript;
 pub mod transport;
 pub mod wire;
+pub mod yaml;
 
 pub use check::{Check, Need};
 pub use outcome::{Kind, Level, Outcome};

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use cli::exit;
 
@@ -16,6 +16,9 @@ mod cli;
     about = "Conformance test harness and fuzzer for MCP servers"
 )]
 struct Cli {
+    /// Colour: `auto` on a terminal unless NO_COLOR is set; `always` and `never` win over both.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t)]
+    color: mcpspec::output::ColorChoice,
     #[command(subcommand)]
     command: Command,
 }
@@ -32,35 +35,30 @@ enum Command {
     /// Replay a reproducer written by `mcpspec fuzz`.
     Replay(mcpspec::fuzz::cli::ReplayArgs),
     /// List the check catalogue: ids, levels, requirement ids.
-    List {
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
-    },
+    List(cli::listing::ListArgs),
     /// Requirement coverage: for each requirement id, the checks that cite it.
-    Coverage {
-        /// Print JSON.
-        #[arg(long, conflicts_with = "markdown")]
-        json: bool,
-        /// Print a Markdown table.
-        #[arg(long)]
-        markdown: bool,
+    Coverage(cli::listing::CoverageArgs),
+    /// Print a shell completion script: `source <(mcpspec completions bash)`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
     },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    mcpspec::output::set_color(cli.color);
     match cli.command {
-        Command::List { json } => {
-            cli::listing::list(json);
-            ExitCode::from(exit::OK)
-        }
+        Command::List(args) => ExitCode::from(cli::listing::list(args)),
         Command::Run(args) => ExitCode::from(cli::run::run(*args)),
         Command::Negotiate(args) => ExitCode::from(cli::negotiate::run(*args)),
         Command::Fuzz(args) => ExitCode::from(mcpspec::fuzz::cli::fuzz_main(*args)),
         Command::Replay(args) => ExitCode::from(mcpspec::fuzz::cli::replay_main(args)),
-        Command::Coverage { json, markdown } => {
-            cli::listing::coverage(json, markdown);
+        Command::Coverage(args) => ExitCode::from(cli::listing::coverage(args)),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "mcpspec", &mut out);
+            mcpspec::out!("{}", String::from_utf8_lossy(&out));
             ExitCode::from(exit::OK)
         }
     }

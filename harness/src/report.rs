@@ -1,5 +1,6 @@
 //! Reports: serde data first ([`RunReport`]), renderers second (console, JSON, JUnit in
-//! `report/junit.rs`, Markdown in `report/markdown.rs`), and the status line of long runs.
+//! `report/junit.rs`, Markdown in `report/markdown.rs`), and the progress of long runs
+//! (`report/status_line.rs`: a bar on a terminal, a plain line every 10 s elsewhere).
 //!
 //! Owns `report/`. May import the outcome model, the check definitions (ids, levels), the requirement
 //! catalogue, the target's description and the transcript it renders; never the runner or a check's script: a report is data in, text out.
@@ -8,7 +9,7 @@ mod junit;
 mod markdown;
 mod status_line;
 
-pub use status_line::StatusLine;
+pub use status_line::{Mode as ProgressMode, Progress, mode_here as progress_mode};
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -31,7 +31,7 @@ struct File {
 pub fn catalogue() -> &'static BTreeMap<String, Requirement> {
     static CATALOGUE: OnceLock<BTreeMap<String, Requirement>> = OnceLock::new();
     CATALOGUE.get_or_init(|| {
-        let file: File = serde_yaml::from_str(CATALOGUE_YAML).unwrap_or(File {
+        let file: File = crate::yaml::from_str(CATALOGUE_YAML).unwrap_or(File {
             requirements: vec![],
         });
         file.requirements

@@ -58,12 +58,14 @@ const RUN: &[(&str, FlagKind)] = &[
     ("--baseline", FlagKind::Read),
     ("--allow-tool", FlagKind::Text),
     ("--probe-profile", FlagKind::Switch),
+    ("--color", FlagKind::Text),
     ("--url", FlagKind::Url),
     ("--fault", FlagKind::Fault),
     ("--eras", FlagKind::Eras),
 ];
 const NEGOTIATE: &[(&str, FlagKind)] = &[
-    ("--json", FlagKind::Switch),
+    ("--json", FlagKind::Written),
+    ("--color", FlagKind::Text),
     ("--expect", FlagKind::Read),
     ("--timeout", FlagKind::Secs),
     ("--url", FlagKind::Url),
@@ -80,6 +82,7 @@ const FUZZ: &[(&str, FlagKind)] = &[
     ("--max-findings", FlagKind::Count),
     ("--seeds", FlagKind::Read),
     ("--max-message", FlagKind::Count),
+    ("--json", FlagKind::Written),
     ("--url", FlagKind::Url),
     ("--fault", FlagKind::Fault),
     ("--eras", FlagKind::Eras),
@@ -91,10 +94,10 @@ const REPLAY: &[(&str, FlagKind)] = &[
     ("--fault", FlagKind::Fault),
     ("--eras", FlagKind::Eras),
 ];
-const LIST: &[(&str, FlagKind)] = &[("--json", FlagKind::Switch)];
+const LIST: &[(&str, FlagKind)] = &[("--json", FlagKind::Written)];
 const COVERAGE: &[(&str, FlagKind)] = &[
-    ("--json", FlagKind::Switch),
-    ("--markdown", FlagKind::Switch),
+    ("--json", FlagKind::Written),
+    ("--markdown", FlagKind::Written),
 ];
 
 /// The directory every invocation runs in (relative paths and default outputs land there),

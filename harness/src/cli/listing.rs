@@ -1,13 +1,36 @@
 //! `mcpspec list` and `mcpspec coverage`: the catalogue and the requirement coverage, read from
 //! the library, printed as a table, JSON or Markdown. Nothing is started.
 
+use clap::Args;
+
+use mcpspec::cli_values::{Destination, destination_or_stdout, one_on_stdout};
 use mcpspec::coverage::Coverage;
 use mcpspec::{catalogue, out, outln};
 
+use super::{exit, usage_error};
+
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// Write the catalogue as JSON to FILE (`-` for stdout, in place of the table).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    json: Option<Option<Destination>>,
+}
+
+#[derive(Args, Debug)]
+pub struct CoverageArgs {
+    /// Write the coverage as JSON to FILE (`-` for stdout, in place of the text).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    json: Option<Option<Destination>>,
+    /// Write the coverage as a Markdown table to FILE (`-` for stdout, in place of the text).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    markdown: Option<Option<Destination>>,
+}
+
 /// `mcpspec list`: every check's id, level and cited requirements.
-pub fn list(json: bool) {
+pub fn list(args: ListArgs) -> u8 {
     let checks = catalogue::all();
-    if json {
+    let json = destination_or_stdout("--json", args.json);
+    if let Some(json) = &json {
         let rows: Vec<_> = checks
             .iter()
             .map(|c| {
@@ -17,11 +40,13 @@ pub fn list(json: bool) {
                 })
             })
             .collect();
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&rows).unwrap_or_default()
-        );
-        return;
+        let text = serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n";
+        if let Err(e) = json.write(&text) {
+            return usage_error(e);
+        }
+        if json.is_stdout() {
+            return exit::OK;
+        }
     }
     let width = checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
     for c in &checks {
@@ -33,16 +58,31 @@ pub fn list(json: bool) {
         );
     }
     outln!("\n{} checks", checks.len());
+    exit::OK
 }
 
 /// `mcpspec coverage`: for each requirement id, the checks that cite it.
-pub fn coverage(json: bool, markdown: bool) {
+pub fn coverage(args: CoverageArgs) -> u8 {
     let coverage = Coverage::of(&catalogue::all());
-    if json {
-        outln!("{}", coverage.to_json());
-    } else if markdown {
-        out!("{}", coverage.to_markdown());
-    } else {
+    let json = destination_or_stdout("--json", args.json);
+    let markdown = destination_or_stdout("--markdown", args.markdown);
+    let stdout_taken =
+        match one_on_stdout(&[("--json", json.as_ref()), ("--markdown", markdown.as_ref())]) {
+            Ok(taken) => taken.is_some(),
+            Err(e) => return usage_error(e),
+        };
+    for (destination, text) in [
+        (&json, coverage.to_json() + "\n"),
+        (&markdown, coverage.to_markdown()),
+    ] {
+        if let Some(destination) = destination {
+            if let Err(e) = destination.write(&text) {
+                return usage_error(e);
+            }
+        }
+    }
+    if !stdout_taken {
         out!("{}", coverage.to_text());
     }
+    exit::OK
 }

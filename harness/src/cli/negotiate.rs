@@ -10,7 +10,7 @@ use std::time::Duration;
 use clap::Args;
 
 use mcpspec::Target;
-use mcpspec::cli_values::parse_duration;
+use mcpspec::cli_values::{DEFAULT_TIMEOUT, Destination, destination_or_stdout, parse_duration};
 use mcpspec::driver::Settings;
 use mcpspec::negotiation::{self, Matrix, Negotiation};
 use mcpspec::target::{StartError, TargetArgs};
@@ -21,9 +21,10 @@ use super::{exit, usage_error};
 
 #[derive(Args, Debug)]
 pub struct NegotiateArgs {
-    /// Print the matrix as JSON (the format `--expect` reads).
-    #[arg(long)]
-    json: bool,
+    /// Write the matrix as JSON (the format `--expect` reads) to FILE (`-` for stdout, in place
+    /// of the table).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    json: Option<Option<Destination>>,
     /// Compare with a committed matrix (JSON); exit 1 and print the differences if it differs.
     #[arg(long, value_name = "FILE")]
     expect: Option<PathBuf>,
@@ -31,7 +32,7 @@ pub struct NegotiateArgs {
     #[arg(
         long,
         value_name = "SECS",
-        default_value = "2",
+        default_value = DEFAULT_TIMEOUT,
         value_parser = parse_duration,
         allow_negative_numbers = true
     )]
@@ -45,7 +46,7 @@ struct Plan {
     target: Target,
     expected: Option<Matrix>,
     settings: Arc<Settings>,
-    json: bool,
+    json: Option<Destination>,
 }
 
 /// `mcpspec negotiate`: the exit code.
@@ -82,7 +83,7 @@ fn plan(args: NegotiateArgs) -> Result<Plan, String> {
         target,
         expected,
         settings,
-        json: args.json,
+        json: destination_or_stdout("--json", args.json),
     })
 }
 
@@ -108,12 +109,13 @@ fn execute(plan: &Plan) -> Result<(Matrix, Negotiation), StartError> {
 }
 
 fn write_outputs(plan: &Plan, matrix: &Matrix, path: &Negotiation) -> u8 {
-    if plan.json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(matrix).unwrap_or_default()
-        );
-    } else {
+    if let Some(json) = &plan.json {
+        let text = serde_json::to_string_pretty(matrix).unwrap_or_default() + "\n";
+        if let Err(e) = json.write(&text) {
+            return usage_error(e);
+        }
+    }
+    if !plan.json.as_ref().is_some_and(Destination::is_stdout) {
         outln!("mcpspec negotiate — {}", plan.target.describe());
         out!("{}", matrix.to_table());
         outln!(

@@ -2,7 +2,7 @@
 //!
 //! 1. [`plan`] turns the parsed flags into a [`Plan`]: the target, the selected checks, the
 //!    runner's options and where the report goes, or a usage error before anything starts.
-//! 2. [`execute`] runs the plan (with the status line on a terminal) and returns the report, or
+//! 2. [`execute`] runs the plan (with progress on stderr) and returns the report, or
 //!    why the target could not be tested.
 //! 3. [`write_outputs`] judges the report against the baseline, writes every output (transcripts,
 //!    the console or JSON on stdout, the JSON, JUnit and Markdown files) and decides the exit
@@ -10,7 +10,6 @@
 //!
 //! A step that cannot go on returns a [`Stop`]; [`run`] prints it and exits with its code.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -18,10 +17,10 @@ use clap::Args;
 
 use mcpspec::baseline::Baseline;
 use mcpspec::check::CheckOptions;
-use mcpspec::cli_values::{self, parse_duration};
+use mcpspec::cli_values::{self, DEFAULT_TIMEOUT, Destination, parse_duration};
 use mcpspec::driver::Settings;
 use mcpspec::target::TargetArgs;
-use mcpspec::{Check, RunOptions, RunReport, Target, catalogue, errln, out, outln};
+use mcpspec::{Check, RunOptions, RunReport, Target, catalogue, errln, out};
 
 use super::{exit, usage_error};
 
@@ -45,7 +44,7 @@ pub struct RunArgs {
     #[arg(
         long,
         value_name = "SECS",
-        default_value = "2",
+        default_value = DEFAULT_TIMEOUT,
         value_parser = parse_duration,
         allow_negative_numbers = true
     )]
@@ -91,15 +90,16 @@ pub struct RunArgs {
     /// every check starts its own.
     #[arg(long, value_enum, value_name = "MODE", default_value_t = mcpspec::pool::Mode::Shared)]
     isolation: mcpspec::pool::Mode,
-    /// Write the report as JSON to FILE (`-` for stdout).
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-    /// Write the report as JUnit XML to FILE.
-    #[arg(long, value_name = "FILE")]
-    junit: Option<PathBuf>,
-    /// Write a Markdown summary (for a CI step summary) to FILE.
-    #[arg(long, value_name = "FILE")]
-    markdown: Option<PathBuf>,
+    /// Write the report as JSON to FILE (`-` for stdout, in place of the console report).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    json: Option<Destination>,
+    /// Write the report as JUnit XML to FILE (`-` for stdout, in place of the console report).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    junit: Option<Destination>,
+    /// Write a Markdown summary (for a CI step summary) to FILE (`-` for stdout, in place of
+    /// the console report).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    markdown: Option<Destination>,
     /// Write each check's transcript as YAML into DIR.
     #[arg(long, value_name = "DIR")]
     transcripts: Option<PathBuf>,
@@ -170,10 +170,10 @@ struct Plan {
 /// Where the report goes, and the known failures it is judged against.
 struct Outputs {
     baseline: Option<Baseline>,
-    /// A file, or `-` for stdout in place of the console report.
-    json: Option<PathBuf>,
-    junit: Option<PathBuf>,
-    markdown: Option<PathBuf>,
+    /// Each a file, or stdout in place of the console report (one at most).
+    json: Option<Destination>,
+    junit: Option<Destination>,
+    markdown: Option<Destination>,
     /// A directory for each check's transcript as YAML.
     transcripts: Option<PathBuf>,
 }
@@ -185,6 +185,12 @@ fn plan(args: RunArgs) -> Result<Plan, Stop> {
         .target
         .target(args.probe_profile)
         .map_err(Stop::Usage)?;
+    cli_values::one_on_stdout(&[
+        ("--json", args.json.as_ref()),
+        ("--junit", args.junit.as_ref()),
+        ("--markdown", args.markdown.as_ref()),
+    ])
+    .map_err(Stop::Usage)?;
     let baseline = match &args.baseline {
         Some(path) => Some(Baseline::load(path).map_err(|e| Stop::Usage(e.to_string()))?),
         None => None,
@@ -247,35 +253,44 @@ fn plan(args: RunArgs) -> Result<Plan, Stop> {
     })
 }
 
-/// Runs `checks` against `target`, with the status line on a terminal; the report, or why the
-/// target could not be tested.
+/// Runs `checks` against `target`, with progress on stderr; the report, or why the target
+/// could not be tested.
 fn execute(target: Target, checks: &[Check], options: RunOptions) -> Result<RunReport, Stop> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| Stop::Usage(format!("cannot start the async runtime: {e}")))?;
-    // The status line: stderr on a terminal only (it appears once a run takes over 1 s).
-    let progress = std::io::stderr()
-        .is_terminal()
-        .then(|| mcpspec::report::StatusLine::new(checks.len()));
-    let observe = |r: &mcpspec::report::CheckResult| {
-        if let Some(p) = &progress {
-            p.draw(r);
-        }
-    };
+    // Progress on stderr: a bar on a terminal, a plain line every 10 s elsewhere.
+    let progress = mcpspec::report::Progress::new(
+        "mcpspec run",
+        checks.len() as u64,
+        mcpspec::report::progress_mode(),
+    );
+    let observe = |r: &mcpspec::report::CheckResult| progress.check_done(checks.len(), r);
     let run = mcpspec::runner::run_observed(target, checks, options, &observe);
     // Ctrl-C ends the run: the servers live in their own process groups, so the terminal's
     // SIGINT does not reach them; dropping the run and then the runtime (below) drops every
     // check's task and the pool, and so kills every server (and its group).
-    let report = runtime.block_on(async {
-        tokio::select! {
-            report = run => Some(report),
-            _ = tokio::signal::ctrl_c() => None,
-        }
+    let finished = std::sync::atomic::AtomicBool::new(false);
+    let report = std::thread::scope(|scope| {
+        // A plain line is due every 10 s even while one long check runs; the ticker ends with
+        // the run.
+        scope.spawn(|| {
+            while !finished.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(250));
+                progress.tick_run(checks.len());
+            }
+        });
+        let report = runtime.block_on(async {
+            tokio::select! {
+                report = run => Some(report),
+                _ = tokio::signal::ctrl_c() => None,
+            }
+        });
+        finished.store(true, std::sync::atomic::Ordering::Relaxed);
+        report
     });
-    if let Some(p) = &progress {
-        p.finish();
-    }
+    progress.finish();
     // Drop the runtime now: every spawned server has been dropped (and killed) by then.
     drop(runtime);
     match report {
@@ -298,23 +313,30 @@ fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<u8, Stop> {
             ))
         })?;
     }
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let to_stdout_json = outputs.json.as_deref() == Some(Path::new("-"));
-    if to_stdout_json {
-        outln!("{}", report.to_json());
-    } else {
-        out!("{}", report.to_console(color));
+    // The console report, unless a report flag took stdout; then the reports, each rendered
+    // only if asked for.
+    let reports = [
+        (
+            &outputs.json,
+            RunReport::to_json as fn(&RunReport) -> String,
+        ),
+        (&outputs.junit, RunReport::to_junit),
+        (&outputs.markdown, RunReport::to_markdown),
+    ];
+    if !reports
+        .iter()
+        .any(|(d, _)| d.as_ref().is_some_and(Destination::is_stdout))
+    {
+        out!("{}", report.to_console(mcpspec::output::color_stdout()));
     }
-    // The report files, each rendered only if asked for.
-    let json_file = outputs.json.as_ref().filter(|_| !to_stdout_json);
-    for (path, render) in [
-        (json_file, RunReport::to_json as fn(&RunReport) -> String),
-        (outputs.junit.as_ref(), RunReport::to_junit),
-        (outputs.markdown.as_ref(), RunReport::to_markdown),
-    ] {
-        if let Some(path) = path {
-            std::fs::write(path, render(&report))
-                .map_err(|e| Stop::Usage(format!("cannot write {}: {e}", path.display())))?;
+    for (destination, render) in reports {
+        if let Some(destination) = destination {
+            let mut text = render(&report);
+            // A file holds the report as rendered; on stdout it ends its line.
+            if destination.is_stdout() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            destination.write(&text).map_err(Stop::Usage)?;
         }
     }
     if let Some(reason) = &report.target_failure {
@@ -333,7 +355,7 @@ fn write_transcripts(dir: &Path, report: &mut RunReport) -> std::io::Result<()> 
     std::fs::create_dir_all(dir)?;
     for r in &mut report.results {
         let file = dir.join(format!("{}.yaml", r.id.replace('/', "__")));
-        let yaml = serde_yaml::to_string(&r.transcript).map_err(std::io::Error::other)?;
+        let yaml = mcpspec::yaml::to_string(&r.transcript).map_err(std::io::Error::other)?;
         std::fs::write(&file, yaml)?;
         r.transcript_path = Some(file.display().to_string());
     }

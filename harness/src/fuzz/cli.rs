@@ -3,7 +3,6 @@
 //! Exit codes: 0 nothing found; 1 a finding (fuzz) or the reproducer still trips an oracle
 //! (replay); 2 usage; 3 the target could not be started.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -12,9 +11,9 @@ use tokio::time::Instant;
 
 use super::reproducer::{Record, RecordedTarget, record_path};
 use super::{ExecOptions, FuzzOptions, Stats};
-use crate::cli_values::{at_least_one, parse_duration};
+use crate::cli_values::{Destination, at_least_one, parse_duration};
 use crate::target::Target;
-use crate::{err, errln, outln};
+use crate::{errln, outln};
 
 const OK: u8 = 0;
 const FOUND: u8 = 1;
@@ -54,7 +53,7 @@ pub struct FuzzArgs {
     #[arg(
         long,
         value_name = "SECS",
-        default_value = "1",
+        default_value = crate::cli_values::DEFAULT_TIMEOUT,
         value_parser = parse_duration,
         allow_negative_numbers = true
     )]
@@ -81,6 +80,10 @@ pub struct FuzzArgs {
     /// directories of them. Repeatable.
     #[arg(long, value_name = "PATH")]
     pub seeds: Vec<PathBuf>,
+    /// Write the findings and counters as JSON to FILE (`-` for stdout, in place of the
+    /// summary).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    pub json: Option<Destination>,
     /// A tool the fuzzer may call by name (POL-12: no other tool the server lists is called;
     /// calls go to a name no server has instead). Repeatable.
     #[arg(long, value_name = "NAME")]
@@ -105,7 +108,7 @@ pub struct ReplayArgs {
     /// target recorded next to it (`.target.json`) unless a target is given here.
     pub file: PathBuf,
     /// How long a reply may take, in seconds (default: the timeout the finding was made with,
-    /// else 1).
+    /// else 2).
     #[arg(
         long,
         value_name = "SECS",
@@ -174,7 +177,11 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         seed_counts.1,
         args.time.as_secs_f64()
     );
-    let tty = std::io::stderr().is_terminal();
+    let progress = crate::report::Progress::new(
+        "mcpspec fuzz",
+        args.time.as_millis() as u64,
+        crate::report::progress_mode(),
+    );
     let work = async {
         options.exec.startup_allowance = calibrate(&target, args.max_message).await?;
         let how = super::material::gather(
@@ -207,9 +214,7 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
             m.prompt_names.len()
         );
         super::fuzz(&target, &options, Some(&args.out), |stats, found| {
-            if tty {
-                err!("\r{}", progress_line(stats, found));
-            }
+            progress.fuzzed(stats.elapsed, args.time, stats.cases, stats.messages, found);
         })
         .await
     };
@@ -222,9 +227,7 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         }
     });
     drop(runtime);
-    if tty {
-        errln!();
-    }
+    progress.finish();
     let report = match result {
         None => {
             errln!("mcpspec fuzz: interrupted; every server process it started is stopped");
@@ -236,26 +239,75 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
             return TARGET;
         }
     };
-    for finding in &report.findings {
-        outln!("{}\n", finding.summary());
+    if let Some(json) = &args.json {
+        let text = report_json(&report, &target, seed) + "\n";
+        if let Err(e) = json.write(&text) {
+            return usage(e);
+        }
     }
-    outln!(
-        "{} finding(s); {}",
-        report.findings.len(),
-        progress_line(&report.stats, report.findings.len())
-    );
-    if let Some(first) = &report.stats.first_unreproduced {
+    if !args.json.as_ref().is_some_and(Destination::is_stdout) {
+        for finding in &report.findings {
+            outln!("{}\n", finding.summary());
+        }
         outln!(
-            "{} violation(s) seen on a shared connection did not recur on a fresh one (not \
-             findings); the first: {first}",
-            report.stats.unreproduced
+            "{} finding(s); {}",
+            report.findings.len(),
+            progress_line(&report.stats, report.findings.len())
         );
+        if let Some(first) = &report.stats.first_unreproduced {
+            outln!(
+                "{} violation(s) seen on a shared connection did not recur on a fresh one (not \
+                 findings); the first: {first}",
+                report.stats.unreproduced
+            );
+        }
     }
     if report.findings.iter().any(|f| f.confirmed) {
         FOUND
     } else {
         OK
     }
+}
+
+/// `fuzz --json`: each finding (oracle, rule, what was seen, the shrunk case, the reproducer
+/// and its replay command) and the run's counters.
+fn report_json(report: &super::FuzzReport, target: &Target, seed: u64) -> String {
+    let findings: Vec<serde_json::Value> = report
+        .findings
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "oracle": f.violation.oracle.id(),
+                "rule": f.violation.oracle.rule(),
+                "detail": f.violation.detail,
+                "confirmed": f.confirmed,
+                "case": f.case.iter().map(|l| String::from_utf8_lossy(l)).collect::<Vec<_>>(),
+                "original_messages": f.original_len,
+                "shrink_steps": f.shrink_steps,
+                "time_to_find_ms": f.time_to_find.as_millis() as u64,
+                "stderr_tail": f.stderr_tail,
+                "reproducer": f.reproducer.as_ref().map(|p| p.display().to_string()),
+                "replay": f.replay,
+            })
+        })
+        .collect();
+    let s = &report.stats;
+    serde_json::to_string_pretty(&serde_json::json!({
+        "target": target.describe(),
+        "seed": seed,
+        "findings": findings,
+        "stats": {
+            "cases": s.cases,
+            "messages": s.messages,
+            "elapsed_ms": s.elapsed.as_millis() as u64,
+            "shrinking_ms": s.shrinking.as_millis() as u64,
+            "connections": s.connections,
+            "confirming": s.confirming,
+            "unreproduced": s.unreproduced,
+            "first_unreproduced": s.first_unreproduced,
+        },
+    }))
+    .unwrap_or_default()
 }
 
 /// Runs `mcpspec replay`; returns the exit code.

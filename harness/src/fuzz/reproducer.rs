@@ -28,7 +28,7 @@ use crate::cli_values::{duration_from_secs, format_seconds};
 use crate::target::{Target, TargetArgs};
 
 /// `replay`'s `--timeout` when neither the command line nor a record names one.
-pub const DEFAULT_REPLAY_TIMEOUT: Duration = Duration::from_secs(1);
+pub const DEFAULT_REPLAY_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Writes `finding` into `dir` as `finding-N-<oracle>.jsonl`, with the `.target.json` record
 /// and the `.txt` summary; sets the finding's reproducer path and replay command; returns the
@@ -395,22 +395,22 @@ mod tests {
             eras: "both".into(),
         };
         assert_eq!(
-            record(default, 1.0).replay_command(Path::new("f.jsonl")),
+            record(default, 2.0).replay_command(Path::new("f.jsonl")),
             "mcpspec replay f.jsonl"
         );
         let url = RecordedTarget::Url {
             url: "http://127.0.0.1:8000/mcp".into(),
         };
         assert_eq!(
-            record(url, 2.0).replay_command(Path::new("f.jsonl")),
-            "mcpspec replay f.jsonl --timeout 2 --url http://127.0.0.1:8000/mcp"
+            record(url, 1.0).replay_command(Path::new("f.jsonl")),
+            "mcpspec replay f.jsonl --timeout 1 --url http://127.0.0.1:8000/mcp"
         );
         let mut cmd = command("python", &["server.py", "--name", "a b"], "/src");
         if let RecordedTarget::Command { env, .. } = &mut cmd {
             env.push(("LOG".into(), "x y".into()));
         }
         assert_eq!(
-            record(cmd, 1.0).replay_command(Path::new("f.jsonl")),
+            record(cmd, 2.0).replay_command(Path::new("f.jsonl")),
             "env 'LOG=x y' mcpspec replay f.jsonl -- python server.py --name 'a b'"
         );
     }

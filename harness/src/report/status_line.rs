@@ -1,111 +1,273 @@
-//! The status line of long runs (not MCP progress, which `catalogue/progress.rs` judges): one
-//! updating line on stderr, only on a terminal, and only once the run has taken longer than
-//! [`StatusLine::DELAY`] (short runs print nothing).
+//! Progress of long runs on stderr (not MCP progress, which `catalogue/progress.rs` judges), for
+//! `run` (checks done of the total, failing so far, the last check done) and `fuzz` (elapsed of
+//! the time budget, cases, messages/s, findings). Where it goes is one decision, [`mode`]:
+//!
+//! - **a terminal, `CI` unset**: an `indicatif` bar, redrawn as work is done, cleared at the end;
+//! - **anything else** (a pipe, a file, a CI log): one plain line at most every
+//!   [`PLAIN_EVERY`], the first only once a run has lasted that long, so a short run prints
+//!   nothing and a long one shows in a log that it is alive.
 
-use std::io::Write as _;
-use std::sync::Mutex;
+use std::io::IsTerminal;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::CheckResult;
 use crate::outcome::Kind;
 
-/// Counts finished checks and redraws `[done/total] failures: n  last-id`.
+/// The least time between two plain status lines, and before the first.
+pub const PLAIN_EVERY: Duration = Duration::from_secs(10);
+
+/// How progress is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A progress bar redrawn in place (a terminal).
+    Bar,
+    /// A plain line at most every [`PLAIN_EVERY`] (a pipe, a file, CI).
+    Plain,
+}
+
+/// A bar only on a terminal outside CI: a CI log keeps every redraw, a pipe cannot redraw.
+pub fn mode(stderr_is_terminal: bool, ci: bool) -> Mode {
+    if stderr_is_terminal && !ci {
+        Mode::Bar
+    } else {
+        Mode::Plain
+    }
+}
+
+/// [`mode`] for this process: stderr, and `CI` set to anything but the empty string.
+pub fn mode_here() -> Mode {
+    mode(
+        std::io::stderr().is_terminal(),
+        std::env::var_os("CI").is_some_and(|v| !v.is_empty()),
+    )
+}
+
+/// When a plain line is due: once `every` has passed since the start, then since the last line.
 #[derive(Debug)]
-pub struct StatusLine {
+pub struct Throttle {
+    every: Duration,
+    last: Instant,
+}
+
+impl Throttle {
+    pub fn new(every: Duration, start: Instant) -> Self {
+        Throttle { every, last: start }
+    }
+
+    /// Whether a line is due at `now`; if so, the next is due `every` later.
+    pub fn due(&mut self, now: Instant) -> bool {
+        if now.duration_since(self.last) < self.every {
+            return false;
+        }
+        self.last = now;
+        true
+    }
+}
+
+/// One line of `run`'s progress.
+pub fn run_line(
+    done: usize,
     total: usize,
+    failing: usize,
+    elapsed: Duration,
+    last: &str,
+) -> String {
+    format!(
+        "{done}/{total} checks done, {failing} failing, {:.0} s (last done: {last})",
+        elapsed.as_secs_f64()
+    )
+}
+
+/// One line of `fuzz`'s progress.
+pub fn fuzz_line(
+    elapsed: Duration,
+    budget: Duration,
+    cases: u64,
+    messages: u64,
+    findings: usize,
+) -> String {
+    format!(
+        "{:.0}/{:.0} s, {cases} cases, {:.0} messages/s, {findings} finding(s)",
+        elapsed.as_secs_f64(),
+        budget.as_secs_f64(),
+        messages as f64 / elapsed.as_secs_f64().max(1e-3)
+    )
+}
+
+/// The shown part of a [`Progress`]: a bar (drawn from the first update on, so that what a
+/// command prints before its work starts is not interleaved with it), or the throttle of plain
+/// lines.
+#[derive(Debug)]
+enum Shown {
+    Bar(OnceLock<ProgressBar>, u64),
+    Plain(Mutex<Throttle>),
+}
+
+/// Progress on stderr, as [`mode`] decides: `label` names the command in plain lines.
+#[derive(Debug)]
+pub struct Progress {
+    label: &'static str,
     started: Instant,
-    state: Mutex<State>,
+    shown: Shown,
+    run: Mutex<RunCounts>,
 }
 
 #[derive(Debug, Default)]
-struct State {
+struct RunCounts {
     done: usize,
     failing: usize,
-    drawn: bool,
+    last: String,
 }
 
-impl StatusLine {
-    /// How long a run goes before the line appears.
-    pub const DELAY: Duration = Duration::from_secs(1);
-
-    pub fn new(total: usize) -> Self {
-        StatusLine {
-            total,
-            started: Instant::now(),
-            state: Mutex::new(State::default()),
+impl Progress {
+    /// Progress of `length` units (checks, or milliseconds of the fuzz budget).
+    pub fn new(label: &'static str, length: u64, mode: Mode) -> Self {
+        let started = Instant::now();
+        let shown = match mode {
+            Mode::Bar => Shown::Bar(OnceLock::new(), length),
+            Mode::Plain => Shown::Plain(Mutex::new(Throttle::new(PLAIN_EVERY, started))),
+        };
+        Progress {
+            label,
+            started,
+            shown,
+            run: Mutex::new(RunCounts::default()),
         }
     }
 
-    /// The line for the current state, if it should be drawn now.
-    pub fn tick(&self, result: &CheckResult) -> Option<String> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.done += 1;
-        if matches!(result.outcome.kind, Kind::Fail | Kind::Error) {
-            state.failing += 1;
+    /// `run`: one more check is done.
+    pub fn check_done(&self, total: usize, result: &CheckResult) {
+        {
+            let mut counts = self.run.lock().unwrap_or_else(|e| e.into_inner());
+            counts.done += 1;
+            if matches!(result.outcome.kind, Kind::Fail | Kind::Error) {
+                counts.failing += 1;
+            }
+            counts.last.clone_from(&result.id);
         }
-        if self.started.elapsed() < Self::DELAY {
-            return None;
-        }
-        state.drawn = true;
-        Some(format!(
-            "[{}/{}] {} failing  {}",
-            state.done, self.total, state.failing, result.id
-        ))
+        self.tick_run(total);
     }
 
-    /// Draws the tick on stderr (`\r`, clear to end of line).
-    pub fn draw(&self, result: &CheckResult) {
-        if let Some(line) = self.tick(result) {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K{line}");
-            let _ = err.flush();
+    /// `run`: shows the counts so far if a line is due. Called on every check done, and now and
+    /// then by a ticker, so that a long check does not silence a plain log.
+    pub fn tick_run(&self, total: usize) {
+        let (done, failing, last) = {
+            let counts = self.run.lock().unwrap_or_else(|e| e.into_inner());
+            (counts.done, counts.failing, counts.last.clone())
+        };
+        let last = if last.is_empty() { "none yet" } else { &last };
+        self.show(done as u64, || {
+            run_line(done, total, failing, self.started.elapsed(), last)
+        });
+    }
+
+    /// `fuzz`: the counters so far, `elapsed` of the `budget` spent generating.
+    pub fn fuzzed(
+        &self,
+        elapsed: Duration,
+        budget: Duration,
+        cases: u64,
+        messages: u64,
+        findings: usize,
+    ) {
+        let position = elapsed.min(budget).as_millis() as u64;
+        self.show(position, || {
+            fuzz_line(elapsed, budget, cases, messages, findings)
+        });
+    }
+
+    fn show(&self, position: u64, line: impl FnOnce() -> String) {
+        match &self.shown {
+            Shown::Bar(bar, length) => {
+                let bar = bar.get_or_init(|| new_bar(self.label, *length));
+                bar.set_position(position);
+                bar.set_message(line());
+            }
+            Shown::Plain(throttle) => {
+                let due = throttle
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .due(Instant::now());
+                if due {
+                    crate::errln!("{}: {}", self.label, line());
+                }
+            }
         }
     }
 
-    /// Clears the line, if one was drawn.
+    /// Clears the bar (the report follows); a plain line stays where it is.
     pub fn finish(&self) {
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if state.drawn {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K");
-            let _ = err.flush();
+        if let Shown::Bar(bar, _) = &self.shown {
+            if let Some(bar) = bar.get() {
+                bar.finish_and_clear();
+            }
         }
     }
+}
+
+/// A bar of `length` units on stderr, coloured as `--color` says.
+fn new_bar(label: &str, length: u64) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(length), ProgressDrawTarget::stderr());
+    let template = if crate::output::color_stderr() {
+        "{prefix} {bar:30.cyan/blue} {msg}"
+    } else {
+        "{prefix} {bar:30} {msg}"
+    };
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_prefix(label.to_owned());
+    bar
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::{Level, Outcome};
 
-    fn result(kind: Kind) -> CheckResult {
-        CheckResult {
-            id: "a/b".into(),
-            requirements: vec![],
-            level: Level::Must,
-            outcome: Outcome::new(kind, "m"),
-            duration_ms: 0,
-            transcript_path: None,
-            baseline_reason: None,
-            transcript: vec![],
-        }
+    #[test]
+    fn a_bar_only_on_a_terminal_outside_ci() {
+        assert_eq!(mode(true, false), Mode::Bar);
+        assert_eq!(mode(true, true), Mode::Plain);
+        assert_eq!(mode(false, false), Mode::Plain);
+        assert_eq!(mode(false, true), Mode::Plain);
     }
 
     #[test]
-    fn short_runs_draw_nothing_long_runs_count() {
-        let quick = StatusLine::new(3);
-        assert_eq!(quick.tick(&result(Kind::Pass)), None);
-        let slow = StatusLine {
-            started: Instant::now() - 2 * StatusLine::DELAY,
-            ..StatusLine::new(3)
-        };
+    fn plain_lines_come_at_most_every_ten_seconds_and_not_before() {
+        let start = Instant::now();
+        let mut throttle = Throttle::new(PLAIN_EVERY, start);
+        let at = |secs: f64| start + Duration::from_secs_f64(secs);
+        let due: Vec<f64> = [0.5, 3.0, 9.9, 10.0, 12.0, 19.9, 20.5, 21.0, 45.0, 46.0]
+            .into_iter()
+            .filter(|s| throttle.due(at(*s)))
+            .collect();
+        assert_eq!(due, [10.0, 20.5, 45.0]);
+    }
+
+    #[test]
+    fn lines_say_what_is_done() {
         assert_eq!(
-            slow.tick(&result(Kind::Fail)).as_deref(),
-            Some("[1/3] 1 failing  a/b")
+            run_line(
+                57,
+                141,
+                2,
+                Duration::from_millis(12_400),
+                "jsonrpc/batch/rejected"
+            ),
+            "57/141 checks done, 2 failing, 12 s (last done: jsonrpc/batch/rejected)"
         );
         assert_eq!(
-            slow.tick(&result(Kind::Pass)).as_deref(),
-            Some("[2/3] 1 failing  a/b")
+            fuzz_line(
+                Duration::from_secs(20),
+                Duration::from_secs(60),
+                1234,
+                10_600,
+                1
+            ),
+            "20/60 s, 1234 cases, 530 messages/s, 1 finding(s)"
         );
     }
 }
