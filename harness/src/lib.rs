@@ -33,6 +33,7 @@ pub mod catalogue;
 pub mod check;
 pub mod cli_values;
 pub mod coverage;
+pub mod default_run;
 pub mod driver;
 pub mod fuzz;
 #[doc(hidden)]

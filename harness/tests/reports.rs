@@ -23,6 +23,7 @@ fn result(id: &str, reqs: &[&str], level: Level, outcome: Outcome, ms: u64) -> C
         duration_ms: ms,
         transcript_path: None,
         baseline_reason: None,
+        transport: None,
         transcript: vec![],
     }
 }

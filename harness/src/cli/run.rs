@@ -125,7 +125,12 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> u8 {
     plan(args)
         .and_then(|plan| {
-            let report = execute(plan.target, &plan.checks, plan.options)?;
+            let report = execute(
+                plan.target,
+                &plan.checks,
+                plan.options,
+                plan.both_transports,
+            )?;
             write_outputs(report, &plan.outputs)
         })
         .unwrap_or_else(Stop::exit_code)
@@ -165,6 +170,8 @@ struct Plan {
     checks: Vec<Check>,
     options: RunOptions,
     outputs: Outputs,
+    /// No target named: the embedded server over stdio and HTTP (`default_run`).
+    both_transports: bool,
 }
 
 /// Where the report goes, and the known failures it is judged against.
@@ -180,7 +187,13 @@ struct Outputs {
 
 /// The run's options from its flags; a usage error if the target, the baseline or the selection
 /// is wrong.
-fn plan(args: RunArgs) -> Result<Plan, Stop> {
+fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
+    // No target, no fault, no eras mode: the whole catalogue on the embedded server, over both
+    // transports and with the probe profile it implements, so every check that can run does.
+    let t = &args.target;
+    let both_transports =
+        t.url.is_none() && t.command.is_empty() && t.fault.is_empty() && t.eras.is_none();
+    args.probe_profile |= both_transports;
     let target = args
         .target
         .target(args.probe_profile)
@@ -244,12 +257,18 @@ fn plan(args: RunArgs) -> Result<Plan, Stop> {
         checks,
         options,
         outputs,
+        both_transports,
     })
 }
 
 /// Runs `checks` against `target`, with the status line on a terminal; the report, or why the
 /// target could not be tested.
-fn execute(target: Target, checks: &[Check], options: RunOptions) -> Result<RunReport, Stop> {
+fn execute(
+    target: Target,
+    checks: &[Check],
+    options: RunOptions,
+    both_transports: bool,
+) -> Result<RunReport, Stop> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -263,7 +282,14 @@ fn execute(target: Target, checks: &[Check], options: RunOptions) -> Result<RunR
             p.draw(r);
         }
     };
-    let run = mcpspec::runner::run_observed(target, checks, options, &observe);
+    let run = async {
+        match target {
+            Target::Embedded(config) if both_transports => {
+                mcpspec::default_run::run_both(config, checks, options, &observe).await
+            }
+            target => mcpspec::runner::run_observed(target, checks, options, &observe).await,
+        }
+    };
     // Ctrl-C ends the run: the servers live in their own process groups, so the terminal's
     // SIGINT does not reach them; dropping the run and then the runtime (below) drops every
     // check's task and the pool, and so kills every server (and its group).
@@ -333,7 +359,7 @@ fn write_transcripts(dir: &Path, report: &mut RunReport) -> std::io::Result<()> 
     std::fs::create_dir_all(dir)?;
     for r in &mut report.results {
         let file = dir.join(format!("{}.yaml", r.id.replace('/', "__")));
-        let yaml = serde_yaml::to_string(&r.transcript).map_err(std::io::Error::other)?;
+        let yaml = serde_yaml::to_string(&r.transcript_file()).map_err(std::io::Error::other)?;
         std::fs::write(&file, yaml)?;
         r.transcript_path = Some(file.display().to_string());
     }

@@ -87,6 +87,7 @@ mod tests {
             duration_ms: 0,
             transcript_path: None,
             baseline_reason: None,
+            transport: None,
             transcript: vec![],
         }
     }
