@@ -31,6 +31,8 @@ enum Command {
     Negotiate(Box<cli::negotiate::NegotiateArgs>),
     /// Replay a reproducer written by `mcpspec fuzz`.
     Replay(mcpspec::fuzz::cli::ReplayArgs),
+    /// Render a JSON report of `mcpspec run --json` again: `--html FILE`.
+    Report(cli::report::ReportArgs),
     /// List the check catalogue: ids, levels, requirement ids.
     List {
         /// Print JSON instead of a table.
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         Command::Negotiate(args) => ExitCode::from(cli::negotiate::run(*args)),
         Command::Fuzz(args) => ExitCode::from(mcpspec::fuzz::cli::fuzz_main(*args)),
         Command::Replay(args) => ExitCode::from(mcpspec::fuzz::cli::replay_main(args)),
+        Command::Report(args) => ExitCode::from(cli::report::run(args)),
         Command::Coverage { json, markdown } => {
             cli::listing::coverage(json, markdown);
             ExitCode::from(exit::OK)

@@ -4,6 +4,7 @@
 //! Owns `report/`. May import the outcome model, the check definitions (ids, levels), the requirement
 //! catalogue, the target's description and the transcript it renders; never the runner or a check's script: a report is data in, text out.
 
+pub mod html;
 mod junit;
 mod markdown;
 mod status_line;
@@ -210,6 +211,10 @@ pub struct RunReport {
     /// How many server processes the run started, and how checks were isolated (POL-21).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub processes: Option<Processes>,
+    /// The version-negotiation matrix (`mcpspec negotiate`), when the run asked the target for
+    /// it (`run --html`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub negotiation_matrix: Option<crate::negotiation::Matrix>,
 }
 
 /// The run's server processes: how many were started (probes, pooled, fresh and spares), under
@@ -241,6 +246,7 @@ impl RunReport {
             duration_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
             target_failure: None,
             processes: None,
+            negotiation_matrix: None,
         };
         report.summarize();
         report
@@ -302,6 +308,13 @@ impl RunReport {
 
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// The self-contained HTML page (`report/html.rs`).
+    pub fn to_html(&self) -> String {
+        serde_json::to_value(self)
+            .map(|v| html::render(&v))
+            .unwrap_or_default()
     }
 
     /// The console rendering: grouped by area, one line per check, the requirement text under

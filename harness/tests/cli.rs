@@ -159,10 +159,16 @@ fn a_transcript_file_starts_with_its_check_verdict_and_requirements() {
 
 #[test]
 fn the_default_run_covers_stdio_and_http_with_the_probe_profile() {
+    let dir = tempdir();
+    let html = dir.join("report.html");
     let out = mcpspec()
-        .args(["run", "--allow-tool", "add", "--json", "-"])
+        .args(["run", "--allow-tool", "add", "--json", "-", "--html"])
+        .arg(&html)
         .assert()
         .code(0);
+    // The HTML report of the whole catalogue, every transcript in it, stays small.
+    let size = std::fs::metadata(&html).unwrap().len();
+    assert!(size < 2 * 1024 * 1024, "the HTML report is {size} bytes");
     let report: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(report["transport"], "stdio + http");
     let results = report["results"].as_array().unwrap();

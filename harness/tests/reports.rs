@@ -103,6 +103,7 @@ fn fixed_report() -> RunReport {
         results,
         target_failure: None,
         processes: None,
+        negotiation_matrix: None,
         summary: Summary {
             stale: vec!["modern/discover/result-shape".into()],
             ..Summary::default()

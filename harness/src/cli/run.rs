@@ -100,6 +100,10 @@ pub struct RunArgs {
     /// Write a Markdown summary (for a CI step summary) to FILE.
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
+    /// Write a self-contained HTML report (summary, negotiation matrix, every check with its
+    /// requirement and its transcript as a conversation) to FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Write each check's transcript as YAML into DIR.
     #[arg(long, value_name = "DIR")]
     transcripts: Option<PathBuf>,
@@ -125,11 +129,12 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> u8 {
     plan(args)
         .and_then(|plan| {
+            let with_matrix = plan.outputs.html.is_some();
             let report = execute(
                 plan.target,
                 &plan.checks,
                 plan.options,
-                plan.both_transports,
+                (plan.both_transports, with_matrix),
             )?;
             write_outputs(report, &plan.outputs)
         })
@@ -181,6 +186,7 @@ struct Outputs {
     json: Option<PathBuf>,
     junit: Option<PathBuf>,
     markdown: Option<PathBuf>,
+    html: Option<PathBuf>,
     /// A directory for each check's transcript as YAML.
     transcripts: Option<PathBuf>,
 }
@@ -250,6 +256,7 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
         json: args.json,
         junit: args.junit,
         markdown: args.markdown,
+        html: args.html,
         transcripts: args.transcripts,
     };
     Ok(Plan {
@@ -267,7 +274,7 @@ fn execute(
     target: Target,
     checks: &[Check],
     options: RunOptions,
-    both_transports: bool,
+    (both_transports, with_matrix): (bool, bool),
 ) -> Result<RunReport, Stop> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -282,13 +289,20 @@ fn execute(
             p.draw(r);
         }
     };
+    let settings = std::sync::Arc::new(options.settings.clone());
     let run = async {
-        match target {
+        let mut report = match target.clone() {
             Target::Embedded(config) if both_transports => {
                 mcpspec::default_run::run_both(config, checks, options, &observe).await
             }
             target => mcpspec::runner::run_observed(target, checks, options, &observe).await,
+        }?;
+        // The HTML report shows the version matrix: asked after the checks, each cell on a
+        // fresh connection, as `mcpspec negotiate` does.
+        if with_matrix && report.target_failure.is_none() {
+            report.negotiation_matrix = mcpspec::negotiation::matrix(&target, &settings).await.ok();
         }
+        Ok::<_, mcpspec::target::StartError>(report)
     };
     // Ctrl-C ends the run: the servers live in their own process groups, so the terminal's
     // SIGINT does not reach them; dropping the run and then the runtime (below) drops every
@@ -337,6 +351,7 @@ fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<u8, Stop> {
         (json_file, RunReport::to_json as fn(&RunReport) -> String),
         (outputs.junit.as_ref(), RunReport::to_junit),
         (outputs.markdown.as_ref(), RunReport::to_markdown),
+        (outputs.html.as_ref(), RunReport::to_html),
     ] {
         if let Some(path) = path {
             std::fs::write(path, render(&report))
