@@ -33,6 +33,16 @@ enum Command {
     Replay(mcpspec::fuzz::cli::ReplayArgs),
     /// Render a JSON report of `mcpspec run --json` again: `--html FILE`.
     Report(cli::report::ReportArgs),
+    /// One check in full: what it sends and expects, its requirements with their sources, the
+    /// policies it applies, and what a fix usually is.
+    Explain {
+        /// The check's id (see `mcpspec list`).
+        #[arg(value_name = "CHECK-ID")]
+        id: String,
+    },
+    /// Write a first baseline: one entry per Fail of a run (or of a JSON report, --from), each
+    /// reason pre-filled with the verdict's message.
+    Baseline(Box<cli::explain::BaselineArgs>),
     /// List the check catalogue: ids, levels, requirement ids.
     List {
         /// Print JSON instead of a table.
@@ -61,6 +71,8 @@ fn main() -> ExitCode {
         Command::Negotiate(args) => ExitCode::from(cli::negotiate::run(*args)),
         Command::Fuzz(args) => ExitCode::from(mcpspec::fuzz::cli::fuzz_main(*args)),
         Command::Replay(args) => ExitCode::from(mcpspec::fuzz::cli::replay_main(args)),
+        Command::Explain { id } => ExitCode::from(cli::explain::explain(&id)),
+        Command::Baseline(args) => ExitCode::from(cli::explain::baseline(*args)),
         Command::Report(args) => ExitCode::from(cli::report::run(args)),
         Command::Coverage { json, markdown } => {
             cli::listing::coverage(json, markdown);

@@ -141,6 +141,23 @@ pub fn run(args: RunArgs) -> u8 {
         .unwrap_or_else(Stop::exit_code)
 }
 
+/// The report of running the checks as `args` say, nothing written (`mcpspec baseline
+/// --write`); the exit code when the run could not be made or the target failed.
+pub fn report_only(args: RunArgs) -> Result<RunReport, u8> {
+    let plan = plan(args).map_err(Stop::exit_code)?;
+    let report = execute(
+        plan.target,
+        &plan.checks,
+        plan.options,
+        (plan.both_transports, false),
+    )
+    .map_err(Stop::exit_code)?;
+    match &report.target_failure {
+        Some(reason) => Err(Stop::Target(reason.clone()).exit_code()),
+        None => Ok(report),
+    }
+}
+
 /// Why `mcpspec run` ends before the report's verdict decides the exit code.
 enum Stop {
     /// A flag, a file or the machine is wrong (exit 2).
