@@ -36,7 +36,10 @@ fn every_area_of_the_catalogue_is_in_the_readme_table() {
         .iter()
         .filter(|a| !table.contains(&format!("`{a}/*`")))
         .collect();
-    assert!(missing.is_empty(), "areas missing from the README table: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "areas missing from the README table: {missing:?}"
+    );
 }
 
 #[test]

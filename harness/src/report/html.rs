@@ -223,18 +223,19 @@ fn checks(out: &mut String, report: &Value) {
         }
         by_area.entry(area).or_default().push(r);
     }
+    let catalogue = crate::catalogue::all();
     out.push_str("<main>");
     for area in order {
         let _ = write!(out, "<section class=\"area\"><h2>{}</h2>", esc(&area));
         for r in by_area.get(&area).into_iter().flatten() {
-            check(out, r);
+            check(out, r, &catalogue);
         }
         out.push_str("</section>\n");
     }
     out.push_str("</main>");
 }
 
-fn check(out: &mut String, r: &Value) {
+fn check(out: &mut String, r: &Value, catalogue: &[crate::check::Check]) {
     let id = text(&r["id"]);
     let outcome = &r["outcome"];
     let kind = text(&outcome["kind"]);
@@ -263,21 +264,20 @@ fn check(out: &mut String, r: &Value) {
         esc(&message),
         r["duration_ms"].as_u64().unwrap_or(0)
     );
-    verdict(out, r, &id);
+    verdict(out, r, catalogue.iter().find(|c| c.id == id));
     requirements_list(out, &requirement_ids);
     conversation(out, r);
     out.push_str("</div></details></article>\n");
 }
 
 /// The verdict, what was expected beside what came, the judged entry and the baseline reason.
-fn verdict(out: &mut String, r: &Value, id: &str) {
+fn verdict(out: &mut String, r: &Value, check: Option<&crate::check::Check>) {
     let outcome = &r["outcome"];
     let _ = write!(
         out,
         "<p class=\"message\">{}</p>",
         esc(&text(&outcome["message"]))
     );
-    let check = crate::catalogue::all().into_iter().find(|c| c.id == id);
     let kind = text(&outcome["kind"]);
     let observed = if let Some(m) = outcome["mismatch"].as_object() {
         Some((
@@ -305,7 +305,11 @@ fn verdict(out: &mut String, r: &Value, id: &str) {
         let _ = write!(
             out,
             "<p class=\"judged\">judged: <a href=\"#{}\">transcript entry {} (connection {})</a></p>",
-            esc(&entry_anchor(id, e.get("entry"), e.get("conn"))),
+            esc(&entry_anchor(
+                &text(&r["id"]),
+                e.get("entry"),
+                e.get("conn")
+            )),
             e.get("entry").map(text).unwrap_or_default(),
             e.get("conn").map(text).unwrap_or_default()
         );
@@ -587,6 +591,23 @@ mod tests {
     #[test]
     fn text_from_the_report_is_escaped() {
         assert_eq!(esc("<script>\"&'"), "&lt;script&gt;&quot;&amp;&#39;");
+    }
+
+    #[test]
+    fn a_long_message_is_folded_and_a_short_one_is_not() {
+        let long = serde_json::json!({ "items": (0..40).collect::<Vec<_>>() });
+        let entry = serde_json::json!({ "seq": 1, "conn": 1, "event": "recv", "message": long });
+        let mut html = String::new();
+        body(&mut html, &entry, "recv", &[]);
+        assert!(
+            html.starts_with("<details class=\"long\"><summary>43 lines"),
+            "{html}"
+        );
+        let short =
+            serde_json::json!({ "seq": 1, "conn": 1, "event": "recv", "message": {"id": 1} });
+        let mut html = String::new();
+        body(&mut html, &short, "recv", &[]);
+        assert!(html.starts_with("<pre>{"), "{html}");
     }
 
     #[test]
