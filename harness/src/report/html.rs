@@ -600,7 +600,7 @@ mod tests {
         let mut html = String::new();
         body(&mut html, &entry, "recv", &[]);
         assert!(
-            html.starts_with("<details class=\"long\"><summary>43 lines"),
+            html.starts_with("<details class=\"long\"><summary>44 lines, 121 bytes"),
             "{html}"
         );
         let short =
