@@ -159,6 +159,11 @@ fn negotiation(out: &mut String, report: &Value) {
             );
         }
         out.push_str("</table>");
+    } else {
+        out.push_str(
+            "<p class=\"what\">The version matrix was not asked in this run \
+             (<code>mcpspec run --html</code> asks it after the checks).</p>",
+        );
     }
     out.push_str("</section>\n");
 }
