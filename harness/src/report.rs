@@ -187,6 +187,10 @@ pub fn skip_group(reason: &str) -> String {
             "the server does not advertise the `",
             "capability not advertised",
         ),
+        (
+            "the probe-profile tool `",
+            "a probe-profile tool not listed",
+        ),
     ];
     GROUPS
         .iter()
@@ -424,6 +428,22 @@ fn paint(kind: Kind, color: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn skips_are_grouped_by_the_runners_reasons_and_others_stand() {
+        assert_eq!(
+            skip_group("not an HTTP target (use --url)"),
+            "HTTP only (use --url)"
+        );
+        assert_eq!(
+            skip_group("the server does not advertise the `logging` capability (POL-11)"),
+            "capability not advertised"
+        );
+        assert_eq!(
+            skip_group("resources/list lists no resource to read"),
+            "resources/list lists no resource to read"
+        );
+    }
 
     #[test]
     fn negotiated_versions_are_listed_once() {
