@@ -3,6 +3,7 @@
 # (harness/tests/html_report.rs).
 #
 #   BROWSER=$(bash scripts/chromium.sh)   -> the only line on stdout is the browser's path
+#   bash scripts/chromium.sh --find-only  -> the path if installed, else exit 1 (no install)
 #
 # Idempotent: a `chromium` (or `chromium-browser`, or $MCPSPEC_CHROMIUM) already on the machine is
 # used as it is; otherwise Debian's `chromium` package is installed with apt-get (as root, or with
@@ -27,6 +28,10 @@ find_browser() {
 
 if find_browser; then
   exit 0
+fi
+if [[ "${1:-}" == "--find-only" ]]; then
+  log "chromium is not installed (bash scripts/chromium.sh installs it; scripts/test.sh calls it)"
+  exit 1
 fi
 
 command -v apt-get >/dev/null 2>&1 || { log "no apt-get on this machine: cannot install chromium"; exit 1; }
