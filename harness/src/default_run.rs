@@ -32,8 +32,8 @@ pub async fn run_both(
         .iter()
         .partition(|check| check.needs.contains(&Need::Http));
     let stdio_target = Target::Embedded(config.clone());
-    // The HTTP server is bound before either run starts; the two runs go side by side (in
-    // memory and on loopback, no process per check).
+    // The HTTP server is bound before either run starts; the two runs go side by side, each
+    // with `--jobs` checks at once (in memory and on loopback: no process per check, POL-24).
     let http_server =
         if over_http.is_empty() {
             None
