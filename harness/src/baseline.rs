@@ -93,4 +93,39 @@ impl Baseline {
         report.summary.stale = stale;
         report.summarize();
     }
+
+    /// A first baseline for a server with known failures: one entry per Fail (and per Error,
+    /// marked as such) of `report` (the JSON form of a run report), each reason the verdict's
+    /// message, for the author to replace with why the server behaves so.
+    pub fn of_failures(report: &serde_json::Value) -> Baseline {
+        let entries = report["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| {
+                let message = r["outcome"]["message"].as_str().unwrap_or_default();
+                let reason = match r["outcome"]["kind"].as_str()? {
+                    "fail" => message.to_owned(),
+                    "error" => format!("(ERROR: mcpspec could not judge the check) {message}"),
+                    _ => return None,
+                };
+                Some(Entry {
+                    check: r["id"].as_str()?.to_owned(),
+                    reason,
+                })
+            })
+            .collect();
+        Baseline {
+            target: report["target"].as_str().map(str::to_owned),
+            entries,
+        }
+    }
+
+    /// The baseline as a file, opened by a comment that says how it was made and what to edit.
+    pub fn to_yaml(&self) -> Result<String, crate::yaml::Error> {
+        let header = "# Known failures, written by `mcpspec baseline --write` from the run's verdicts.\n\
+                      # Replace each reason with why the server behaves so (the verdict's words are\n\
+                      # only a start); delete an entry once its check passes (it becomes stale).\n";
+        Ok(format!("{header}{}", crate::yaml::to_string(self)?))
+    }
 }

@@ -33,7 +33,9 @@ pub mod catalogue;
 pub mod check;
 pub mod cli_values;
 pub mod coverage;
+pub mod default_run;
 pub mod driver;
+pub mod explain;
 pub mod fuzz;
 #[doc(hidden)]
 pub mod fuzz_targets;

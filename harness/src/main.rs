@@ -34,6 +34,18 @@ enum Command {
     Negotiate(Box<cli::negotiate::NegotiateArgs>),
     /// Replay a reproducer written by `mcpspec fuzz`.
     Replay(mcpspec::fuzz::cli::ReplayArgs),
+    /// Render a JSON report of `mcpspec run --json` again: `--html FILE`.
+    Report(cli::report::ReportArgs),
+    /// One check in full: what it sends and expects, its requirements with their sources, the
+    /// policies it applies, and what a fix usually is.
+    Explain {
+        /// The check's id (see `mcpspec list`).
+        #[arg(value_name = "CHECK-ID")]
+        id: String,
+    },
+    /// Write a first baseline: one entry per Fail of a run (or of a JSON report, --from), each
+    /// reason pre-filled with the verdict's message.
+    Baseline(Box<cli::explain::BaselineArgs>),
     /// List the check catalogue: ids, levels, requirement ids.
     List(cli::listing::ListArgs),
     /// Requirement coverage: for each requirement id, the checks that cite it.
@@ -54,6 +66,9 @@ fn main() -> ExitCode {
         Command::Negotiate(args) => ExitCode::from(cli::negotiate::run(*args)),
         Command::Fuzz(args) => ExitCode::from(mcpspec::fuzz::cli::fuzz_main(*args)),
         Command::Replay(args) => ExitCode::from(mcpspec::fuzz::cli::replay_main(args)),
+        Command::Explain { id } => ExitCode::from(cli::explain::explain(&id)),
+        Command::Baseline(args) => ExitCode::from(cli::explain::baseline(*args)),
+        Command::Report(args) => ExitCode::from(cli::report::run(args)),
         Command::Coverage(args) => ExitCode::from(cli::listing::coverage(args)),
         Command::Completions { shell } => {
             let mut out = Vec::new();

@@ -51,14 +51,14 @@ pub struct Outcome {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Evidence>,
     /// What was expected and what came, when the verdict is one such comparison. The message
-    /// already says it in words; reports print the message, so this is not serialized.
-    #[serde(skip)]
+    /// says it in words; the HTML report sets the two side by side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mismatch: Option<Mismatch>,
 }
 
 /// What a check expected and what came instead: a mismatch as a value (h2spec's TestError),
 /// rendered in a verdict as `{what}: expected {expected}, got {actual}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mismatch {
     pub expected: String,
     pub actual: String,

@@ -5,6 +5,7 @@
 //! Owns `report/`. May import the outcome model, the check definitions (ids, levels), the requirement
 //! catalogue, the target's description and the transcript it renders; never the runner or a check's script: a report is data in, text out.
 
+pub mod html;
 mod junit;
 mod markdown;
 mod status_line;
@@ -37,7 +38,13 @@ pub struct CheckResult {
     /// Set when a baseline lists this check (the reason it gives).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline_reason: Option<String>,
-    #[serde(skip)]
+    /// The transport the check ran on, when a run used more than one (the no-target run:
+    /// `stdio` or `http`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transport: Option<String>,
+    /// Every event of the check (the JSON report carries it, so `mcpspec report RUN.json
+    /// --html` can draw the conversation again).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub transcript: Vec<Entry>,
 }
 
@@ -56,6 +63,7 @@ impl CheckResult {
             duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
             transcript_path: None,
             baseline_reason: None,
+            transport: None,
             transcript,
         }
     }
@@ -66,6 +74,36 @@ impl CheckResult {
             .rsplit_once('/')
             .map_or(self.id.as_str(), |(a, _)| a)
     }
+
+    /// The check's transcript file (`--transcripts DIR`): a header that says which check it
+    /// is, how it ended and why, then the events; a skipped check has only the header, its
+    /// message saying why it was skipped.
+    pub fn transcript_file(&self) -> TranscriptFile<'_> {
+        TranscriptFile {
+            check: &self.id,
+            outcome: self.outcome.kind.label(),
+            message: &self.outcome.message,
+            requirements: &self.requirements,
+            judged: self.outcome.evidence.as_ref().map(ToString::to_string),
+            baseline: self.baseline_reason.as_deref(),
+            transcript: &self.transcript,
+        }
+    }
+}
+
+/// One check's transcript as written by `--transcripts DIR` (see [`CheckResult::transcript_file`]).
+#[derive(Debug, Serialize)]
+pub struct TranscriptFile<'a> {
+    pub check: &'a str,
+    pub outcome: &'static str,
+    pub message: &'a str,
+    pub requirements: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judged: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[Entry]>::is_empty")]
+    pub transcript: &'a [Entry],
 }
 
 /// What the harness learned about the target's eras before the checks.
@@ -122,6 +160,43 @@ pub struct Summary {
     pub unexpected: usize,
     /// Baseline entries whose check did not fail.
     pub stale: Vec<String>,
+    /// The skipped checks counted by why they were skipped ([`skip_group`]).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub skipped_by_reason: BTreeMap<String, usize>,
+}
+
+/// Why a check was skipped, as a short phrase shared by every check skipped for that reason:
+/// the runner's reasons (README "Outcomes") by their fixed opening words; a reason a check
+/// gave itself stands as it is.
+pub fn skip_group(reason: &str) -> String {
+    const GROUPS: &[(&str, &str)] = &[
+        ("not a stdio target", "stdio only (this target is a URL)"),
+        ("not an HTTP target", "HTTP only (use --url)"),
+        ("needs --probe-profile", "needs --probe-profile"),
+        ("needs --allow-tool", "needs --allow-tool"),
+        ("applies to modern-only servers", "modern-only server"),
+        (
+            "the server does not serve 2026-07-28",
+            "2026-07-28 not served",
+        ),
+        (
+            "the server serves no legacy revision",
+            "no legacy revision served",
+        ),
+        ("the server serves neither", "neither era served"),
+        (
+            "the server does not advertise the `",
+            "capability not advertised",
+        ),
+        (
+            "the probe-profile tool `",
+            "a probe-profile tool not listed",
+        ),
+    ];
+    GROUPS
+        .iter()
+        .find(|(opening, _)| reason.starts_with(opening))
+        .map_or_else(|| reason.to_owned(), |(_, group)| (*group).to_owned())
 }
 
 /// A whole run.
@@ -141,6 +216,10 @@ pub struct RunReport {
     /// How many server processes the run started, and how checks were isolated (POL-21).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub processes: Option<Processes>,
+    /// The version-negotiation matrix (`mcpspec negotiate`), when the run asked the target for
+    /// it (`run --html`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub negotiation_matrix: Option<crate::negotiation::Matrix>,
 }
 
 /// The run's server processes: how many were started (probes, pooled, fresh and spares), under
@@ -172,6 +251,7 @@ impl RunReport {
             duration_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
             target_failure: None,
             processes: None,
+            negotiation_matrix: None,
         };
         report.summarize();
         report
@@ -194,6 +274,11 @@ impl RunReport {
                 Kind::Skipped => s.skipped += 1,
                 Kind::Error => s.error += 1,
             }
+            if r.outcome.kind == Kind::Skipped {
+                *s.skipped_by_reason
+                    .entry(skip_group(&r.outcome.message))
+                    .or_default() += 1;
+            }
             if matches!(r.outcome.kind, Kind::Fail | Kind::Error) && r.baseline_reason.is_none() {
                 s.unexpected += 1;
             }
@@ -206,12 +291,35 @@ impl RunReport {
         self.summary.unexpected == 0 && self.summary.stale.is_empty()
     }
 
+    /// "56 skipped: 28 HTTP only (use --url), 27 needs --probe-profile, 1 modern-only server":
+    /// the skipped checks grouped by reason, the largest group first; `None` if none was.
+    pub fn skip_line(&self) -> Option<String> {
+        let mut groups: Vec<(&String, &usize)> = self.summary.skipped_by_reason.iter().collect();
+        if groups.is_empty() {
+            return None;
+        }
+        groups.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let parts: Vec<String> = groups.iter().map(|(why, n)| format!("{n} {why}")).collect();
+        Some(format!(
+            "{} skipped: {}",
+            self.summary.skipped,
+            parts.join(", ")
+        ))
+    }
+
     pub fn result(&self, id: &str) -> Option<&CheckResult> {
         self.results.iter().find(|r| r.id == id)
     }
 
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// The self-contained HTML page (`report/html.rs`).
+    pub fn to_html(&self) -> String {
+        serde_json::to_value(self)
+            .map(|v| html::render(&v))
+            .unwrap_or_default()
     }
 
     /// The console rendering: grouped by area, one line per check, the requirement text under
@@ -275,6 +383,9 @@ impl RunReport {
             s.error,
             self.duration_ms as f64 / 1000.0
         );
+        if let Some(line) = self.skip_line() {
+            let _ = writeln!(out, "{line}");
+        }
         if let Some(p) = &self.processes {
             let what = if self.transport == "stdio" {
                 "server processes"
@@ -318,6 +429,22 @@ fn paint(kind: Kind, color: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn skips_are_grouped_by_the_runners_reasons_and_others_stand() {
+        assert_eq!(
+            skip_group("not an HTTP target (use --url)"),
+            "HTTP only (use --url)"
+        );
+        assert_eq!(
+            skip_group("the server does not advertise the `logging` capability (POL-11)"),
+            "capability not advertised"
+        );
+        assert_eq!(
+            skip_group("resources/list lists no resource to read"),
+            "resources/list lists no resource to read"
+        );
+    }
 
     #[test]
     fn negotiated_versions_are_listed_once() {

@@ -45,6 +45,28 @@ pub fn requirement(id: &str) -> Option<&'static Requirement> {
     catalogue().get(id)
 }
 
+/// Where `S/` in a requirement's `source` points.
+pub const SPEC_BASE: &str = "https://modelcontextprotocol.io/specification/";
+
+/// The links a requirement's `source` names unambiguously: each `S/<page>[#anchor]` part, and
+/// a bare `#anchor` part on the page before it. Parts written in words (`…/stdio`, `schema`,
+/// `jsonrpc.org §5`) stay in the text only.
+pub fn source_links(requirement: &Requirement) -> Vec<String> {
+    let mut links = Vec::new();
+    let mut page: Option<&str> = None;
+    for part in requirement.source.split(';').map(str::trim) {
+        if let Some(rest) = part.strip_prefix("S/") {
+            let rest = rest.split_whitespace().next().unwrap_or(rest);
+            page = Some(rest.split('#').next().unwrap_or(rest));
+            links.push(format!("{SPEC_BASE}{rest}"));
+        } else if let (Some(anchor), Some(page)) = (part.strip_prefix('#'), page) {
+            let anchor = anchor.split_whitespace().next().unwrap_or(anchor);
+            links.push(format!("{SPEC_BASE}{page}#{anchor}"));
+        }
+    }
+    links
+}
+
 /// The policies of `policies.md`, by id, with a short title of our own.
 pub const POLICIES: &[(&str, &str)] = &[
     ("POL-1", "one rule per negative test"),
@@ -99,5 +121,17 @@ mod tests {
     fn catalogue_has_all_97_requirements() {
         assert_eq!(catalogue().len(), 97);
         assert!(requirement("RPC-5").is_some_and(|r| r.text.contains("-32700")));
+    }
+
+    #[test]
+    fn source_links_resolve_pages_and_bare_anchors() {
+        let rpc2 = requirement("RPC-2").expect("RPC-2 is in the catalogue");
+        assert_eq!(
+            source_links(rpc2),
+            [
+                "https://modelcontextprotocol.io/specification/2026-07-28/basic/index#responses",
+                "https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-responses",
+            ]
+        );
     }
 }

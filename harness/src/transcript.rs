@@ -1,5 +1,6 @@
-//! The transcript: every event of a scenario, in order, numbered (never timestamped), so two
-//! runs against the same server give the same transcript and it can be snapshot-tested.
+//! The transcript: every event of a scenario, in order, numbered, so two runs against the same
+//! server give the same transcript and it can be snapshot-tested. Each entry also carries its
+//! time offset (`at_ms`, for the HTML report's conversation view); snapshots leave it out.
 
 use std::sync::{Arc, Mutex};
 
@@ -15,6 +16,10 @@ pub struct Entry {
     pub seq: u32,
     /// Which connection of the scenario (1-based); checks that respawn use several.
     pub conn: u32,
+    /// Milliseconds since the scenario's first event: when it happened (volatile; the one
+    /// field that differs between two runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_ms: Option<u64>,
     #[serde(flatten)]
     pub event: Event,
 }
@@ -103,6 +108,8 @@ struct Log {
     ends: Option<tokio::time::Instant>,
     /// The schema violations of received messages (SCHEMA-1), with the entry of each message.
     schema: Vec<SchemaFinding>,
+    /// When the first event was recorded: entries' `at_ms` count from here.
+    started: Option<std::time::Instant>,
 }
 
 /// The schema violations of one received message and where it is in the transcript.
@@ -244,7 +251,14 @@ impl Recorder {
         if matches!(event, Event::Send { .. } | Event::SendRaw { .. }) {
             log.judged = None;
         }
-        log.entries.push(Entry { seq, conn, event });
+        let started = *log.started.get_or_insert_with(std::time::Instant::now);
+        let at_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        log.entries.push(Entry {
+            seq,
+            conn,
+            at_ms: Some(at_ms),
+            event,
+        });
         Some(seq)
     }
 
@@ -401,6 +415,7 @@ impl Recorder {
             entries.push(Entry {
                 seq,
                 conn: entries.last().map_or(1, |e| e.conn),
+                at_ms: entries.last().and_then(|e| e.at_ms),
                 event: Event::Dropped {
                     events: log.dropped_events,
                     bytes: log.dropped_bytes,

@@ -124,6 +124,118 @@ fn transcripts_are_written_per_check() {
 }
 
 #[test]
+fn a_transcript_file_starts_with_its_check_verdict_and_requirements() {
+    let dir = tempdir();
+    mcpspec()
+        .args(["run", "--select", "jsonrpc/id/string-echoed"])
+        .args([
+            "--select",
+            "http/modern-only/get-delete-405",
+            "--transcripts",
+        ])
+        .arg(&dir)
+        .assert()
+        .code(0);
+    let ran = std::fs::read_to_string(dir.join("jsonrpc__id__string-echoed.yaml")).unwrap();
+    let header: Vec<&str> = ran.lines().take(4).collect();
+    assert_eq!(header[0], "check: jsonrpc/id/string-echoed", "{ran}");
+    assert_eq!(header[1], "outcome: PASS", "{ran}");
+    assert!(header[2].starts_with("message: "), "{ran}");
+    assert_eq!(header[3], "requirements:", "{ran}");
+    assert!(
+        ran.contains("transcript:\n") && ran.contains("event: recv"),
+        "{ran}"
+    );
+    // A skipped check says why, and has no events (it never connected).
+    let skipped =
+        std::fs::read_to_string(dir.join("http__modern-only__get-delete-405.yaml")).unwrap();
+    assert!(skipped.contains("outcome: SKIP"), "{skipped}");
+    assert!(
+        skipped.contains("message: applies to modern-only servers"),
+        "{skipped}"
+    );
+    assert!(!skipped.contains("transcript:"), "{skipped}");
+}
+
+#[test]
+fn the_default_run_covers_stdio_and_http_with_the_probe_profile() {
+    let dir = tempdir();
+    let html = dir.join("report.html");
+    let out = mcpspec()
+        .args(["run", "--allow-tool", "add", "--json", "-", "--html"])
+        .arg(&html)
+        .assert()
+        .code(0);
+    // The HTML report of the whole catalogue, every transcript in it, stays small.
+    let size = std::fs::metadata(&html).unwrap().len();
+    assert!(size < 2 * 1024 * 1024, "the HTML report is {size} bytes");
+    let report: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(report["transport"], "stdio + http");
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), mcpspec::catalogue::all().len());
+    for r in results {
+        let message = r["outcome"]["message"].as_str().unwrap_or_default();
+        assert!(
+            !(message.starts_with("not an HTTP target")
+                || message.starts_with("not a stdio target")
+                || message.starts_with("needs --probe-profile")),
+            "{}: skipped for a transport or profile reason: {message}",
+            r["id"]
+        );
+        // The HTTP checks ran over HTTP, every other check over stdio.
+        let over_http = r["id"].as_str().unwrap().starts_with("http/")
+            || r["id"].as_str().unwrap().starts_with("legacy/http/");
+        assert_eq!(
+            r["transport"],
+            if over_http { "http" } else { "stdio" },
+            "{}",
+            r["id"]
+        );
+    }
+    let passed = |prefix: &str| {
+        results.iter().any(|r| {
+            r["id"].as_str().unwrap().starts_with(prefix) && r["outcome"]["kind"] == "pass"
+        })
+    };
+    assert!(passed("http/") && passed("middleware/") && passed("stdio/"));
+}
+
+#[test]
+fn every_run_ends_with_its_skips_grouped_by_reason() {
+    // Against the embedded server with a fault (one transport, no probe profile): the
+    // middleware checks are skipped for the profile, and the line says so.
+    let out = mcpspec()
+        .args([
+            "run",
+            "--select",
+            "middleware/refuse",
+            "--select",
+            "http/sse",
+        ])
+        .args(["--select", "jsonrpc/id/string-echoed"])
+        .args(["--eras", "both"])
+        .assert()
+        .code(0);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let http = mcpspec::catalogue::all()
+        .iter()
+        .filter(|c| c.id.starts_with("http/sse/"))
+        .count();
+    let line = text
+        .lines()
+        .find(|l| l.contains(" skipped: "))
+        .unwrap_or_else(|| panic!("no skip line in:\n{text}"));
+    assert_eq!(
+        line,
+        format!(
+            "{} skipped: {http} HTTP only (use --url), 1 needs --probe-profile",
+            http + 1
+        ),
+        "{text}"
+    );
+}
+
+#[test]
 fn list_shows_every_check() {
     let out = mcpspec().arg("list").assert().code(0);
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();

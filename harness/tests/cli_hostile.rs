@@ -55,6 +55,7 @@ const RUN: &[(&str, FlagKind)] = &[
     ("--junit", FlagKind::Written),
     ("--markdown", FlagKind::Written),
     ("--transcripts", FlagKind::Written),
+    ("--html", FlagKind::Written),
     ("--baseline", FlagKind::Read),
     ("--allow-tool", FlagKind::Text),
     ("--probe-profile", FlagKind::Switch),
@@ -356,5 +357,16 @@ proptest! {
         survives(&["coverage"], &[], &coverage)?;
         // A stray value where none is taken.
         survives(&["list", "--json", &extra], &[], &[])?;
+    }
+
+    #[test]
+    fn explain_report_and_baseline_survive_hostile_arguments(
+        id in garbage(),
+        file in hostile(FlagKind::Read),
+        out in hostile(FlagKind::Written),
+    ) {
+        survives(&["explain", &id], &[], &[])?;
+        survives(&["report", &file, "--html", &out], &[], &[])?;
+        survives(&["baseline", "--write", &out, "--from", &file], &[], &[])?;
     }
 }

@@ -23,6 +23,7 @@ fn result(id: &str, reqs: &[&str], level: Level, outcome: Outcome, ms: u64) -> C
         duration_ms: ms,
         transcript_path: None,
         baseline_reason: None,
+        transport: None,
         transcript: vec![],
     }
 }
@@ -102,6 +103,7 @@ fn fixed_report() -> RunReport {
         results,
         target_failure: None,
         processes: None,
+        negotiation_matrix: None,
         summary: Summary {
             stale: vec!["modern/discover/result-shape".into()],
             ..Summary::default()

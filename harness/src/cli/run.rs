@@ -100,6 +100,11 @@ pub struct RunArgs {
     /// the console report).
     #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
     markdown: Option<Destination>,
+    /// Write a self-contained HTML report (summary, negotiation matrix, every check with its
+    /// requirement and its transcript as a conversation) to FILE (`-` for stdout, in place of
+    /// the console report).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    html: Option<Destination>,
     /// Write each check's transcript as YAML into DIR.
     #[arg(long, value_name = "DIR")]
     transcripts: Option<PathBuf>,
@@ -125,10 +130,33 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> u8 {
     plan(args)
         .and_then(|plan| {
-            let report = execute(plan.target, &plan.checks, plan.options)?;
+            let with_matrix = plan.outputs.html.is_some();
+            let report = execute(
+                plan.target,
+                &plan.checks,
+                plan.options,
+                (plan.both_transports, with_matrix),
+            )?;
             write_outputs(report, &plan.outputs)
         })
         .unwrap_or_else(Stop::exit_code)
+}
+
+/// The report of running the checks as `args` say, nothing written (`mcpspec baseline
+/// --write`); the exit code when the run could not be made or the target failed.
+pub fn report_only(args: RunArgs) -> Result<RunReport, u8> {
+    let plan = plan(args).map_err(Stop::exit_code)?;
+    let report = execute(
+        plan.target,
+        &plan.checks,
+        plan.options,
+        (plan.both_transports, false),
+    )
+    .map_err(Stop::exit_code)?;
+    match &report.target_failure {
+        Some(reason) => Err(Stop::Target(reason.clone()).exit_code()),
+        None => Ok(report),
+    }
 }
 
 /// Why `mcpspec run` ends before the report's verdict decides the exit code.
@@ -165,6 +193,8 @@ struct Plan {
     checks: Vec<Check>,
     options: RunOptions,
     outputs: Outputs,
+    /// No target named: the embedded server over stdio and HTTP (`default_run`).
+    both_transports: bool,
 }
 
 /// Where the report goes, and the known failures it is judged against.
@@ -174,13 +204,20 @@ struct Outputs {
     json: Option<Destination>,
     junit: Option<Destination>,
     markdown: Option<Destination>,
+    html: Option<Destination>,
     /// A directory for each check's transcript as YAML.
     transcripts: Option<PathBuf>,
 }
 
 /// The run's options from its flags; a usage error if the target, the baseline or the selection
 /// is wrong.
-fn plan(args: RunArgs) -> Result<Plan, Stop> {
+fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
+    // No target, no fault, no eras mode: the whole catalogue on the embedded server, over both
+    // transports and with the probe profile it implements, so every check that can run does.
+    let t = &args.target;
+    let both_transports =
+        t.url.is_none() && t.command.is_empty() && t.fault.is_empty() && t.eras.is_none();
+    args.probe_profile |= both_transports;
     let target = args
         .target
         .target(args.probe_profile)
@@ -243,6 +280,7 @@ fn plan(args: RunArgs) -> Result<Plan, Stop> {
         json: args.json,
         junit: args.junit,
         markdown: args.markdown,
+        html: args.html,
         transcripts: args.transcripts,
     };
     Ok(Plan {
@@ -250,12 +288,18 @@ fn plan(args: RunArgs) -> Result<Plan, Stop> {
         checks,
         options,
         outputs,
+        both_transports,
     })
 }
 
-/// Runs `checks` against `target`, with progress on stderr; the report, or why the target
-/// could not be tested.
-fn execute(target: Target, checks: &[Check], options: RunOptions) -> Result<RunReport, Stop> {
+/// Runs `checks` against `target`, with the status line on a terminal; the report, or why the
+/// target could not be tested.
+fn execute(
+    target: Target,
+    checks: &[Check],
+    options: RunOptions,
+    (both_transports, with_matrix): (bool, bool),
+) -> Result<RunReport, Stop> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -267,7 +311,21 @@ fn execute(target: Target, checks: &[Check], options: RunOptions) -> Result<RunR
         mcpspec::report::progress_mode(),
     );
     let observe = |r: &mcpspec::report::CheckResult| progress.check_done(checks.len(), r);
-    let run = mcpspec::runner::run_observed(target, checks, options, &observe);
+    let settings = std::sync::Arc::new(options.settings.clone());
+    let run = async {
+        let mut report = match target.clone() {
+            Target::Embedded(config) if both_transports => {
+                mcpspec::default_run::run_both(config, checks, options, &observe).await
+            }
+            target => mcpspec::runner::run_observed(target, checks, options, &observe).await,
+        }?;
+        // The HTML report shows the version matrix: asked after the checks, each cell on a
+        // fresh connection, as `mcpspec negotiate` does.
+        if with_matrix && report.target_failure.is_none() {
+            report.negotiation_matrix = mcpspec::negotiation::matrix(&target, &settings).await.ok();
+        }
+        Ok::<_, mcpspec::target::StartError>(report)
+    };
     // Ctrl-C ends the run: the servers live in their own process groups, so the terminal's
     // SIGINT does not reach them; dropping the run and then the runtime (below) drops every
     // check's task and the pool, and so kills every server (and its group).
@@ -322,6 +380,7 @@ fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<u8, Stop> {
         ),
         (&outputs.junit, RunReport::to_junit),
         (&outputs.markdown, RunReport::to_markdown),
+        (&outputs.html, RunReport::to_html),
     ];
     if !reports
         .iter()
@@ -355,7 +414,7 @@ fn write_transcripts(dir: &Path, report: &mut RunReport) -> std::io::Result<()> 
     std::fs::create_dir_all(dir)?;
     for r in &mut report.results {
         let file = dir.join(format!("{}.yaml", r.id.replace('/', "__")));
-        let yaml = mcpspec::yaml::to_string(&r.transcript).map_err(std::io::Error::other)?;
+        let yaml = mcpspec::yaml::to_string(&r.transcript_file()).map_err(std::io::Error::other)?;
         std::fs::write(&file, yaml)?;
         r.transcript_path = Some(file.display().to_string());
     }

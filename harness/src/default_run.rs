@@ -1,0 +1,119 @@
+//! `mcpspec run` with no target: the embedded reference server with its probe profile on, over
+//! stdio (in memory, through the server's stdio framing) and over streamable HTTP on a loopback
+//! port it binds itself, so every check that can run against it does.
+//!
+//! The checks that need HTTP (`Need::Http`) run over HTTP, every other check over stdio, each
+//! exactly once; the two reports become one, each result naming the transport it ran on.
+//! May import the runner, the target and the report; nothing imports it but the command line.
+
+use std::time::Instant;
+
+use mcp_reference_server as reference;
+
+use crate::check::{Check, Need};
+use crate::report::{CheckResult, RunReport};
+use crate::runner::{RunOptions, run_observed};
+use crate::target::{StartError, Target};
+
+/// The transport names a default run's results carry.
+pub const STDIO: &str = "stdio";
+pub const HTTP: &str = "http";
+
+/// Runs `checks` against the reference server configured by `config` over both transports (see
+/// the module doc); one report, in `checks` order.
+pub async fn run_both(
+    config: reference::Config,
+    checks: &[Check],
+    options: RunOptions,
+    observe: &(dyn Fn(&CheckResult) + Sync),
+) -> Result<RunReport, StartError> {
+    let started = Instant::now();
+    let (over_http, over_stdio): (Vec<Check>, Vec<Check>) = checks
+        .iter()
+        .partition(|check| check.needs.contains(&Need::Http));
+    let stdio_target = Target::Embedded(config.clone());
+    // The HTTP server is bound before either run starts; the two runs go side by side, each
+    // with `--jobs` checks at once (in memory and on loopback: no process per check, POL-24).
+    let http_server =
+        if over_http.is_empty() {
+            None
+        } else {
+            let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+                .await
+                .map_err(|e| StartError::new(format!("cannot bind a loopback port: {e}")))?;
+            Some(reference::spawn_http(config, listener).map_err(|e| {
+                StartError::new(format!("cannot start the embedded HTTP server: {e}"))
+            })?)
+        };
+    let stdio_run = async {
+        if over_stdio.is_empty() {
+            return Ok(None);
+        }
+        run_observed(stdio_target.clone(), &over_stdio, options.clone(), observe)
+            .await
+            .map(Some)
+    };
+    let http_run = async {
+        let Some(server) = &http_server else {
+            return Ok(None);
+        };
+        let target = Target::url(&server.url()).map_err(StartError::new)?;
+        run_observed(target, &over_http, options.clone(), observe)
+            .await
+            .map(Some)
+    };
+    let (stdio, http) = tokio::join!(stdio_run, http_run);
+    if let Some(server) = http_server {
+        // Stops it and ends its SSE streams; one that does not stop within 2 s is aborted when
+        // the handle drops.
+        let _ = server.shutdown().await;
+    }
+    let (stdio, http) = (stdio?, http?);
+    Ok(merge(&stdio_target, checks, stdio, http, started))
+}
+
+/// One report of the two: results in `checks` order, each tagged with its transport; the
+/// negotiation of the stdio run (the same server answers both), processes summed.
+fn merge(
+    target: &Target,
+    checks: &[Check],
+    stdio: Option<RunReport>,
+    http: Option<RunReport>,
+    started: Instant,
+) -> RunReport {
+    let mut results: Vec<CheckResult> = Vec::with_capacity(checks.len());
+    let mut negotiated = None;
+    let mut target_failure = None;
+    let mut processes: Option<crate::report::Processes> = None;
+    for (report, transport) in [(stdio, STDIO), (http, HTTP)] {
+        let Some(report) = report else { continue };
+        negotiated.get_or_insert(report.negotiated);
+        if target_failure.is_none() {
+            target_failure = report
+                .target_failure
+                .map(|why| format!("over {transport}: {why}"));
+        }
+        if let Some(p) = report.processes {
+            match &mut processes {
+                Some(sum) => {
+                    sum.started += p.started;
+                    sum.unpooled = sum.unpooled.take().or(p.unpooled);
+                }
+                None => processes = Some(p),
+            }
+        }
+        results.extend(report.results.into_iter().map(|mut r| {
+            r.transport = Some(transport.into());
+            r
+        }));
+    }
+    let position = |id: &str| checks.iter().position(|c| c.id == id);
+    results.sort_by_key(|r| position(&r.id));
+    let negotiated = negotiated
+        .unwrap_or_else(|| crate::report::Negotiated::from_facts(&crate::check::Facts::default()));
+    let mut report = RunReport::new(target, negotiated, results, started.elapsed());
+    report.transport = format!("{STDIO} + {HTTP}");
+    report.target_failure = target_failure;
+    report.processes = processes;
+    report
+}
