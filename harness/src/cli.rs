@@ -8,6 +8,7 @@
 
 pub mod listing;
 pub mod negotiate;
+pub mod report;
 pub mod run;
 
 use mcpspec::errln;

@@ -46,6 +46,9 @@ enum Command {
         #[arg(long)]
         markdown: bool,
     },
+    /// Render a JSON report of `mcpspec run` again, or merge the reports of a run's shards
+    /// (`--merge`).
+    Report(cli::report::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -63,5 +66,6 @@ fn main() -> ExitCode {
             cli::listing::coverage(json, markdown);
             ExitCode::from(exit::OK)
         }
+        Command::Report(args) => ExitCode::from(cli::report::run(args)),
     }
 }

@@ -4,8 +4,10 @@
 //! Owns `report/`. May import the outcome model, the check definitions (ids, levels), the requirement
 //! catalogue, the target's description and the transcript it renders; never the runner or a check's script: a report is data in, text out.
 
+mod annotations;
 mod junit;
 mod markdown;
+pub mod merge;
 mod status_line;
 
 pub use status_line::StatusLine;
@@ -14,7 +16,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::check::{Check, Facts};
 use crate::outcome::{Kind, Level, Outcome};
@@ -23,7 +25,7 @@ use crate::target::Target;
 use crate::transcript::Entry;
 
 /// The result of one check.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CheckResult {
     pub id: String,
     pub requirements: Vec<String>,
@@ -31,10 +33,10 @@ pub struct CheckResult {
     pub outcome: Outcome,
     pub duration_ms: u64,
     /// Where the transcript was written, if it was (`--transcripts DIR`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript_path: Option<String>,
     /// Set when a baseline lists this check (the reason it gives).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_reason: Option<String>,
     #[serde(skip)]
     pub transcript: Vec<Entry>,
@@ -68,7 +70,7 @@ impl CheckResult {
 }
 
 /// What the harness learned about the target's eras before the checks.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Negotiated {
     /// "modern", "legacy" or "none": where a dual-era client ends up.
     pub era: String,
@@ -108,7 +110,7 @@ impl Negotiated {
 }
 
 /// Counts per outcome kind.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Summary {
     pub total: usize,
     pub pass: usize,
@@ -124,7 +126,7 @@ pub struct Summary {
 }
 
 /// A whole run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunReport {
     pub mcpspec_version: String,
     pub target: String,
@@ -135,22 +137,22 @@ pub struct RunReport {
     pub duration_ms: u64,
     /// Set when the target never produced a JSON-RPC message: every check is an Error with
     /// this reason and the run exits 3 (the target, not a check, failed).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_failure: Option<String>,
     /// How many server processes the run started, and how checks were isolated (POL-21).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub processes: Option<Processes>,
 }
 
 /// The run's server processes: how many were started (probes, pooled, fresh and spares), under
 /// which `--isolation`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Processes {
     pub started: usize,
     pub isolation: String,
     /// Why `--isolation shared` shared no process in this run (the server failed the pool's
     /// qualification), if it did not.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unpooled: Option<String>,
 }
 
