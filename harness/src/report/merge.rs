@@ -241,7 +241,7 @@ mod tests {
         assert_eq!((s.total, s.pass, s.fail, s.skipped), (3, 1, 1, 1));
         assert_eq!((s.unexpected, s.stale.clone()), (1, vec!["x".to_owned()]));
         assert_eq!(merged.duration_ms, 30, "the longest shard");
-        assert_eq!(merged.processes.unwrap().started, 6);
+        assert_eq!(merged.processes.as_ref().unwrap().started, 6);
         assert!(!merged.passed());
     }
 
