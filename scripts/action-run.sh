@@ -80,6 +80,8 @@ finish() {
     elif [[ -s "$json" && -n "$bin" ]]; then
         # `::error` lines on stdout, where the runner reads workflow commands.
         "$bin" report "$json" --annotations - 2>/dev/null
+    elif [[ "$code" -ne 0 ]]; then
+        echo "::error title=mcpspec::mcpspec exited with $code and wrote no report; see the step log"
     fi
     if [[ -n "${GITHUB_STEP_SUMMARY:-}" ]]; then
         if [[ -s "$markdown" ]]; then
@@ -157,6 +159,7 @@ for p in ${skp//,/ }; do args+=(--skip "$p"); done
 [[ -n "${INPUT_BASELINE:-}" ]] && args+=(--baseline "$INPUT_BASELINE")
 [[ "${INPUT_STRICT:-false}" == "true" ]] && args+=(--strict)
 [[ -n "${INPUT_URL:-}" ]] && args+=(--url "$INPUT_URL")
+extra=() server_command=()
 lines_to_array extra "${INPUT_ARGS:-}"
 for a in "${extra[@]}"; do
     # The old whitespace-split form: say so rather than let a usage error puzzle.
@@ -164,8 +167,8 @@ for a in "${extra[@]}"; do
         echo "::warning title=mcpspec::$(escape_data "args: '$a' is one argument; put each argument on its own line")"
 done
 args+=("${extra[@]}")
-lines_to_array command "${INPUT_COMMAND:-}"
-[[ ${#command[@]} -gt 0 ]] && args+=(-- "${command[@]}")
+lines_to_array server_command "${INPUT_COMMAND:-}"
+[[ ${#server_command[@]} -gt 0 ]] && args+=(-- "${server_command[@]}")
 
 printf '+ %q' "$bin" "${args[@]}" >&2
 echo >&2

@@ -188,6 +188,30 @@ fn command_and_args_take_one_argument_per_line_and_fails_become_error_annotation
 }
 
 #[test]
+fn the_old_whitespace_split_args_get_a_hint_and_the_usage_error_an_annotation() {
+    let runner = Runner::new("old-args");
+    let out = runner.run(&[
+        ("INPUT_SELECT", "jsonrpc/id"),
+        ("INPUT_ARGS", "--allow-tool add"),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(
+            "::warning title=mcpspec::args: '--allow-tool add' is one argument; \
+             put each argument on its own line"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(
+        annotations(&out),
+        ["::error title=mcpspec::mcpspec exited with 2 and wrote no report; see the step log"]
+    );
+    assert!(runner.summary().contains("did not run (exit 2)"));
+    assert_eq!(output(&runner.outputs(), "exit-code"), Some("2"));
+}
+
+#[test]
 fn a_listed_failure_is_not_annotated_and_a_stale_entry_is() {
     let runner = Runner::new("baseline");
     let baseline = runner.dir.join("baseline.yaml");
