@@ -865,3 +865,33 @@ fn merge_refuses_overlapping_shards_and_several_reports_without_merge() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn merge_carries_each_result_over_verbatim() {
+    let dir = tempdir("merge-verbatim");
+    let (one, two) = (dir.join("1.json"), dir.join("2.json"));
+    run_json(&["--select", "jsonrpc/id", "--shard", "1/2"], &one);
+    run_json(&["--select", "jsonrpc/id", "--shard", "2/2"], &two);
+    // A field of a newer report (a transcript, say) that the merge does not read.
+    let mut shard: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&two).unwrap()).unwrap();
+    shard["results"][0]["transcript"] = serde_json::json!([{"seq": 1, "note": "kept"}]);
+    let id = shard["results"][0]["id"].clone();
+    std::fs::write(&two, shard.to_string()).unwrap();
+    let out = Command::new(mcpspec_bin())
+        .args(["report", "--merge"])
+        .arg(&one)
+        .arg(&two)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let merged: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let result = merged["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap();
+    assert_eq!(result["transcript"][0]["note"], "kept");
+}

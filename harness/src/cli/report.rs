@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use mcpspec::{RunReport, errln, out};
+use mcpspec::report::merge::{Merged, merge_files};
+use mcpspec::{errln, out};
 
 use super::{exit, usage_error};
 
@@ -40,23 +41,25 @@ pub fn run(args: ReportArgs) -> u8 {
     if args.reports.len() > 1 && !args.merge {
         return usage_error("several reports: add --merge to merge the shards of one run");
     }
-    let report = match mcpspec::report::merge::merge_files(&args.reports) {
-        Ok(report) => report,
+    let Merged { report, json } = match merge_files(&args.reports) {
+        Ok(merged) => merged,
         Err(e) => return usage_error(e),
     };
+    // The JSON is the shards' own result objects (transcripts and all), not a re-rendering.
+    let json = serde_json::to_string_pretty(&json).unwrap_or_default();
     let outputs = [
-        (&args.json, RunReport::to_json as fn(&RunReport) -> String),
-        (&args.junit, RunReport::to_junit),
-        (&args.markdown, RunReport::to_markdown),
-        (&args.annotations, RunReport::to_github_annotations),
+        (&args.json, json),
+        (&args.junit, report.to_junit()),
+        (&args.markdown, report.to_markdown()),
+        (&args.annotations, report.to_github_annotations()),
     ];
     let mut to_stdout = false;
-    for (path, render) in outputs {
+    for (path, text) in outputs {
         let Some(path) = path else { continue };
         if path == Path::new("-") {
             to_stdout = true;
-            out!("{}", with_newline(render(&report)));
-        } else if let Err(e) = std::fs::write(path, render(&report)) {
+            out!("{}", with_newline(text));
+        } else if let Err(e) = std::fs::write(path, text) {
             return usage_error(format!("cannot write {}: {e}", path.display()));
         }
     }

@@ -5,7 +5,9 @@
 //! are not parts of one run), and no check may appear twice (overlapping shards, or one file
 //! given twice). The merged report lists the results in catalogue order, counts its summary
 //! again, keeps every shard's stale baseline entries, and takes as its duration the longest
-//! shard's (the shards ran side by side) and as its process count the sum.
+//! shard's (the shards ran side by side) and as its process count the sum. In the merged JSON
+//! each result is the shard's own object, verbatim, so fields this module does not read (a
+//! transcript, say) are carried over.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -45,22 +47,66 @@ pub enum MergeError {
     },
 }
 
+/// A merged report: typed (for the summary, the console, JUnit, Markdown and annotations) and
+/// as JSON, where every result is the shard's own object, verbatim (fields this module does not
+/// read, such as transcripts, are kept).
+#[derive(Debug)]
+pub struct Merged {
+    pub report: RunReport,
+    pub json: serde_json::Value,
+}
+
 /// Reads each JSON report in `paths` and merges them (see the module doc).
-pub fn merge_files(paths: &[PathBuf]) -> Result<RunReport, MergeError> {
-    let mut reports = Vec::with_capacity(paths.len());
+pub fn merge_files(paths: &[PathBuf]) -> Result<Merged, MergeError> {
+    let mut typed = Vec::with_capacity(paths.len());
+    let mut raw_results: HashMap<String, serde_json::Value> = HashMap::new();
+    let mut first_json = None;
     for path in paths {
+        let parse_error = |source| MergeError::Parse {
+            path: path.clone(),
+            source,
+        };
         let text = std::fs::read_to_string(path).map_err(|source| MergeError::Read {
             path: path.clone(),
             source,
         })?;
-        let report: RunReport =
-            serde_json::from_str(&text).map_err(|source| MergeError::Parse {
-                path: path.clone(),
-                source,
-            })?;
-        reports.push((path.clone(), report));
+        let json: serde_json::Value = serde_json::from_str(&text).map_err(parse_error)?;
+        let report: RunReport = serde_json::from_value(json.clone()).map_err(parse_error)?;
+        for result in json["results"].as_array().into_iter().flatten() {
+            if let Some(id) = result["id"].as_str() {
+                // A duplicate id is refused by `merge` below, which names both files.
+                raw_results
+                    .entry(id.to_owned())
+                    .or_insert_with(|| result.clone());
+            }
+        }
+        first_json.get_or_insert(json);
+        typed.push((path.clone(), report));
     }
-    merge(reports)
+    let report = merge(typed)?;
+    let mut json = first_json.ok_or(MergeError::Empty)?;
+    json["results"] = report
+        .results
+        .iter()
+        .filter_map(|r| raw_results.remove(&r.id))
+        .collect();
+    json["summary"] = serde_json::to_value(&report.summary).unwrap_or_default();
+    json["duration_ms"] = report.duration_ms.into();
+    if let Some(object) = json.as_object_mut() {
+        for (key, value) in [
+            ("processes", serde_json::to_value(&report.processes)),
+            (
+                "target_failure",
+                serde_json::to_value(&report.target_failure),
+            ),
+        ] {
+            match value {
+                Ok(serde_json::Value::Null) | Err(_) => object.remove(key),
+                Ok(value) => object.insert(key.to_owned(), value),
+            };
+        }
+    }
+    Ok(Merged { report, json })
 }
 
 /// Merges reports, each named by the file it came from (for the error messages).
