@@ -121,6 +121,28 @@ fn a_passing_run_writes_summary_outputs_and_every_report_without_annotations() {
         output(&outputs, "artifact-name"),
         Some("mcpspec-conformance")
     );
+    // Every output action.yml declares is the step's output of the same name, and the script
+    // writes it.
+    let action = std::fs::read_to_string(support::repo_root().join("action.yml")).unwrap();
+    let declared: Vec<&str> = action
+        .split("\noutputs:\n")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .take_while(|l| l.starts_with(' '))
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .map(|l| l.trim().trim_end_matches(':'))
+        .collect();
+    for required in ["json", "junit", "exit-code"] {
+        assert!(declared.contains(&required), "{declared:?}");
+    }
+    for name in &declared {
+        assert!(
+            action.contains(&format!("value: ${{{{ steps.run.outputs.{name} }}}}")),
+            "{name}"
+        );
+        assert!(output(&outputs, name).is_some(), "the script writes {name}");
+    }
     let dir = PathBuf::from(output(&outputs, "dir").unwrap());
     assert!(dir.starts_with(runner.dir.join("runner-temp/mcpspec")));
     for key in ["json", "junit", "markdown", "transcripts"] {
