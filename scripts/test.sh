@@ -31,6 +31,12 @@ echo "== cargo fuzz: the structure-aware target finds the planted panic within 6
 MCP_REFERENCE_FAULTS=panic-on-dunder-argument FUZZ_SECONDS=60 \
     bash scripts/fuzz-smoke.sh --expect-crash structured
 
+echo "== ClusterFuzzLite/OSS-Fuzz build.sh (outside the base image): every target builds and runs"
+bash scripts/cflite-build-test.sh
+
+echo "== actionlint (every workflow file)"
+bash scripts/actionlint.sh .github/workflows/*.yml
+
 echo "== cargo test"
 # insta never writes snapshots here: a mismatch fails (CI=true does the same in CI).
 log="$(mktemp)"

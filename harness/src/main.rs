@@ -34,8 +34,6 @@ enum Command {
     Negotiate(Box<cli::negotiate::NegotiateArgs>),
     /// Replay a reproducer written by `mcpspec fuzz`.
     Replay(mcpspec::fuzz::cli::ReplayArgs),
-    /// Render a JSON report of `mcpspec run --json` again: `--html FILE`.
-    Report(cli::report::ReportArgs),
     /// One check in full: what it sends and expects, its requirements with their sources, the
     /// policies it applies, and what a fix usually is.
     Explain {
@@ -55,6 +53,9 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Render a JSON report of `mcpspec run --json` again (`--html`, `--junit`, …), or merge
+    /// the reports of a run's shards (`--merge`).
+    Report(cli::report::ReportArgs),
 }
 
 fn main() -> ExitCode {

@@ -5,9 +5,11 @@
 //! Owns `report/`. May import the outcome model, the check definitions (ids, levels), the requirement
 //! catalogue, the target's description and the transcript it renders; never the runner or a check's script: a report is data in, text out.
 
+mod annotations;
 pub mod html;
 mod junit;
 mod markdown;
+pub mod merge;
 mod status_line;
 
 pub use status_line::{Mode as ProgressMode, Progress, mode_here as progress_mode};
@@ -16,7 +18,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::check::{Check, Facts};
 use crate::outcome::{Kind, Level, Outcome};
@@ -25,7 +27,7 @@ use crate::target::Target;
 use crate::transcript::Entry;
 
 /// The result of one check.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CheckResult {
     pub id: String,
     pub requirements: Vec<String>,
@@ -33,18 +35,19 @@ pub struct CheckResult {
     pub outcome: Outcome,
     pub duration_ms: u64,
     /// Where the transcript was written, if it was (`--transcripts DIR`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript_path: Option<String>,
     /// Set when a baseline lists this check (the reason it gives).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_reason: Option<String>,
     /// The transport the check ran on, when a run used more than one (the no-target run:
     /// `stdio` or `http`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transport: Option<String>,
     /// Every event of the check (the JSON report carries it, so `mcpspec report RUN.json
-    /// --html` can draw the conversation again).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// --html` can draw the conversation again from the JSON itself; a merge keeps each
+    /// shard's result object whole, so it is not read back into this type).
+    #[serde(skip_deserializing, skip_serializing_if = "Vec::is_empty")]
     pub transcript: Vec<Entry>,
 }
 
@@ -107,7 +110,7 @@ pub struct TranscriptFile<'a> {
 }
 
 /// What the harness learned about the target's eras before the checks.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Negotiated {
     /// "modern", "legacy" or "none": where a dual-era client ends up.
     pub era: String,
@@ -147,7 +150,7 @@ impl Negotiated {
 }
 
 /// Counts per outcome kind.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Summary {
     pub total: usize,
     pub pass: usize,
@@ -161,7 +164,7 @@ pub struct Summary {
     /// Baseline entries whose check did not fail.
     pub stale: Vec<String>,
     /// The skipped checks counted by why they were skipped ([`skip_group`]).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub skipped_by_reason: BTreeMap<String, usize>,
 }
 
@@ -200,7 +203,7 @@ pub fn skip_group(reason: &str) -> String {
 }
 
 /// A whole run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunReport {
     pub mcpspec_version: String,
     pub target: String,
@@ -211,26 +214,26 @@ pub struct RunReport {
     pub duration_ms: u64,
     /// Set when the target never produced a JSON-RPC message: every check is an Error with
     /// this reason and the run exits 3 (the target, not a check, failed).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_failure: Option<String>,
     /// How many server processes the run started, and how checks were isolated (POL-21).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub processes: Option<Processes>,
     /// The version-negotiation matrix (`mcpspec negotiate`), when the run asked the target for
     /// it (`run --html`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub negotiation_matrix: Option<crate::negotiation::Matrix>,
 }
 
 /// The run's server processes: how many were started (probes, pooled, fresh and spares), under
 /// which `--isolation`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Processes {
     pub started: usize,
     pub isolation: String,
     /// Why `--isolation shared` shared no process in this run (the server failed the pool's
     /// qualification), if it did not.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unpooled: Option<String>,
 }
 

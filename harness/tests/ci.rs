@@ -1,6 +1,6 @@
 //! CI-facing behaviour of the command line: baselines (unlisted failure, stale entry, unknown
-//! id), JUnit and Markdown files, sharding, `mcpspec coverage`, the GitHub Action's script, and
-//! the `cargo test` integration example crate.
+//! id), JUnit and Markdown files, sharding, `mcpspec coverage`, and the `cargo test` integration
+//! example crate. The GitHub Action's scripts are tested in `action.rs`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -225,119 +225,6 @@ fn coverage_prints_the_figure_json_and_markdown() {
         .filter(|l| l.starts_with("| ") && l.contains('-'))
         .count();
     assert!(rows >= 97, "one row per requirement: {md}");
-}
-
-// --- the GitHub Action's script --------------------------------------------------------------
-
-fn action_script() -> StdCommand {
-    let mut cmd = StdCommand::new("bash");
-    cmd.arg(support::repo_root().join("scripts/action-run.sh"));
-    // The script is told which mcpspec to run, so the test does not build or install one.
-    cmd.env("MCPSPEC_BIN", assert_cmd::cargo::cargo_bin("mcpspec"));
-    for var in [
-        "INPUT_COMMAND",
-        "INPUT_URL",
-        "INPUT_BASELINE",
-        "INPUT_SELECT",
-        "INPUT_SKIP",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd
-}
-
-#[test]
-fn action_script_writes_the_step_summary_and_junit() {
-    let dir = tempdir("action");
-    let summary = dir.join("step-summary.md");
-    std::fs::write(&summary, "earlier step\n").unwrap();
-    let out = action_script()
-        .env("GITHUB_STEP_SUMMARY", &summary)
-        .env("GITHUB_OUTPUT", dir.join("output.txt"))
-        .env("INPUT_OUTPUT_DIR", dir.join("out"))
-        .env("INPUT_SELECT", "modern/discover jsonrpc/id")
-        .env("INPUT_STRICT", "true")
-        .env("INPUT_ARGS", "--allow-tool add")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let md = std::fs::read_to_string(&summary).unwrap();
-    assert!(
-        md.starts_with("earlier step\n## mcpspec: ✅ passed"),
-        "appended: {md}"
-    );
-    let xml = std::fs::read_to_string(dir.join("out/mcpspec-junit.xml")).unwrap();
-    let report = quick_junit::Report::deserialize_from_str(&xml).unwrap();
-    assert!(report.tests >= 5 && report.failures == 0, "{xml}");
-    let suites: Vec<_> = report
-        .test_suites
-        .iter()
-        .map(|s| s.name.as_str().to_owned())
-        .collect();
-    assert!(
-        suites
-            .iter()
-            .all(|s| s.starts_with("modern/discover") || s.starts_with("jsonrpc/id")),
-        "{suites:?}"
-    );
-    let outputs = std::fs::read_to_string(dir.join("output.txt")).unwrap();
-    assert!(outputs.contains("exit-code=0"), "{outputs}");
-    assert!(outputs.contains("junit="), "{outputs}");
-}
-
-#[test]
-fn action_script_fails_with_mcpspecs_exit_code_but_still_writes_the_summary() {
-    let dir = tempdir("action-fail");
-    let summary = dir.join("step-summary.md");
-    let bin = support::reference_binary();
-    let out = action_script()
-        .env("GITHUB_STEP_SUMMARY", &summary)
-        .env("INPUT_OUTPUT_DIR", dir.join("out"))
-        .env(
-            "INPUT_COMMAND",
-            format!("{} --fault no-result-type", bin.display()),
-        )
-        .env("INPUT_SELECT", "jsonrpc/result-type")
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let md = std::fs::read_to_string(&summary).unwrap();
-    assert!(
-        md.contains("❌ failed") && md.contains("over stdio"),
-        "{md}"
-    );
-}
-
-#[test]
-fn action_script_passes_a_baseline_through() {
-    let dir = tempdir("action-baseline");
-    let baseline = write_baseline(&dir, &["jsonrpc/result-type/present"]);
-    let bin = support::reference_binary();
-    let out = action_script()
-        .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
-        .env("INPUT_OUTPUT_DIR", dir.join("out"))
-        .env(
-            "INPUT_COMMAND",
-            format!("{} --fault no-result-type", bin.display()),
-        )
-        .env("INPUT_SELECT", "jsonrpc/result-type")
-        .env("INPUT_BASELINE", &baseline)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 // --- the `cargo test` integration example ----------------------------------------------------

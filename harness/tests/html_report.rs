@@ -104,7 +104,8 @@ fn the_page_is_self_contained_and_holds_every_check_and_the_failing_conversation
         html.contains("modern (server/discover)"),
         "the negotiation matrix"
     );
-    // Rendered again from the JSON report: the same page (time offsets included).
+    // Rendered again from the JSON report: the same page (time offsets included); the exit
+    // code is the report's own, as `run`'s was (a Fail: 1).
     let again = dir.join("again.html");
     mcpspec()
         .arg("report")
@@ -112,7 +113,7 @@ fn the_page_is_self_contained_and_holds_every_check_and_the_failing_conversation
         .arg("--html")
         .arg(&again)
         .assert()
-        .code(0);
+        .code(1);
     assert_eq!(std::fs::read_to_string(&again).unwrap(), html);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -129,10 +130,7 @@ fn report_refuses_a_file_that_is_not_a_run_report() {
         .assert()
         .code(2);
     let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
-    assert!(
-        err.contains("is not a report of `mcpspec run --json`"),
-        "{err}"
-    );
+    assert!(err.contains("is not an mcpspec JSON report"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

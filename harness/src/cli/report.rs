@@ -1,54 +1,100 @@
-//! `mcpspec report RUN.json`: renders a JSON report written by `mcpspec run --json` again, in
-//! another form (`--html FILE`). The rendering lives in the library (`report/html.rs`); this
-//! handler reads, checks and writes.
+//! `mcpspec report`: a JSON report written by `mcpspec run --json`, read back and rendered again
+//! (`--html`, `--junit`, `--markdown`, `--annotations`), or (`--merge`) the reports of a run's
+//! shards merged into the report of the whole run (`mcpspec::report::merge`). The rendering and
+//! the merging live in the library; this handler reads, checks and writes. The exit code is the
+//! report's own, as `run` would have exited.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
-use mcpspec::outln;
+use mcpspec::cli_values::{Destination, one_on_stdout};
+use mcpspec::errln;
+use mcpspec::report::merge::{Merged, merge_files};
 
 use super::{exit, usage_error};
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// A JSON report written by `mcpspec run --json FILE` (it carries the transcripts).
-    #[arg(value_name = "RUN.json")]
-    input: PathBuf,
+    /// JSON reports written by `mcpspec run --json` (they carry the transcripts).
+    #[arg(value_name = "REPORT.json", required = true)]
+    reports: Vec<PathBuf>,
+    /// Merge the reports of the shards of one run (`--shard I/N`) into one report.
+    #[arg(long)]
+    merge: bool,
+    /// Write the report as JSON to FILE (`-` for stdout).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    json: Option<Destination>,
+    /// Write the report as JUnit XML to FILE (`-` for stdout).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    junit: Option<Destination>,
+    /// Write a Markdown summary to FILE (`-` for stdout).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    markdown: Option<Destination>,
     /// Write the self-contained HTML report to FILE (`-` for stdout).
-    #[arg(long, value_name = "FILE")]
-    html: Option<PathBuf>,
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    html: Option<Destination>,
+    /// Write a GitHub Actions `::error` annotation for each unexpected Fail or Error and each
+    /// stale baseline entry to FILE (`-` for stdout).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    annotations: Option<Destination>,
 }
 
-/// `mcpspec report`: the exit code.
+/// `mcpspec report`: 0 if the report passes, 1 if not, 2 on a usage error, 3 if the target
+/// failed (as `mcpspec run` exits).
 pub fn run(args: ReportArgs) -> u8 {
-    let report = match read_report(&args.input) {
-        Ok(report) => report,
-        Err(message) => return usage_error(message),
-    };
-    let Some(html) = &args.html else {
-        return usage_error("report: say what to write (--html FILE)");
-    };
-    let page = mcpspec::report::html::render(&report);
-    if html.as_path() == Path::new("-") {
-        outln!("{page}");
-    } else if let Err(e) = std::fs::write(html, page) {
-        return usage_error(format!("cannot write {}: {e}", html.display()));
+    if args.reports.len() > 1 && !args.merge {
+        return usage_error("several reports: add --merge to merge the shards of one run");
     }
-    exit::OK
-}
-
-/// The JSON report at `path`, or why it is not one.
-fn read_report(path: &Path) -> Result<serde_json::Value, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let report: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
-    if !report["results"].is_array() || !report["summary"].is_object() {
-        return Err(format!(
-            "{} is not a report of `mcpspec run --json` (no `results` and `summary`)",
-            path.display()
-        ));
+    let stdout = one_on_stdout(&[
+        ("--json", args.json.as_ref()),
+        ("--junit", args.junit.as_ref()),
+        ("--markdown", args.markdown.as_ref()),
+        ("--html", args.html.as_ref()),
+        ("--annotations", args.annotations.as_ref()),
+    ]);
+    let to_stdout = match stdout {
+        Ok(flag) => flag.is_some(),
+        Err(e) => return usage_error(e),
+    };
+    let Merged { report, json } = match merge_files(&args.reports) {
+        Ok(merged) => merged,
+        Err(e) => return usage_error(e),
+    };
+    // The JSON (and the HTML page drawn from it) is the shards' own result objects,
+    // transcripts and all, not a re-rendering.
+    let outputs: [(&Option<Destination>, &dyn Fn() -> String); 5] = [
+        (&args.json, &|| {
+            serde_json::to_string_pretty(&json).unwrap_or_default()
+        }),
+        (&args.junit, &|| report.to_junit()),
+        (&args.markdown, &|| report.to_markdown()),
+        (&args.html, &|| mcpspec::report::html::render(&json)),
+        (&args.annotations, &|| report.to_github_annotations()),
+    ];
+    for (destination, render) in outputs {
+        let Some(destination) = destination else {
+            continue;
+        };
+        let mut text = render();
+        // A file holds the report as rendered; on stdout it ends its line.
+        if destination.is_stdout() && !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        if let Err(e) = destination.write(&text) {
+            return usage_error(e);
+        }
     }
-    Ok(report)
+    if !to_stdout {
+        mcpspec::out!("{}", report.to_console(mcpspec::output::color_stdout()));
+    }
+    if let Some(reason) = &report.target_failure {
+        errln!("mcpspec: {reason}");
+        return exit::TARGET;
+    }
+    if report.passed() {
+        exit::OK
+    } else {
+        exit::FAILED
+    }
 }
