@@ -43,6 +43,7 @@ pub mod output;
 pub mod pool;
 pub mod preflight;
 pub mod protocol;
+pub mod replicas;
 pub mod report;
 pub mod requirements;
 pub mod runner;

@@ -140,6 +140,9 @@ pub struct RunReport {
     /// How many server processes the run started, and how checks were isolated (POL-21).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub processes: Option<Processes>,
+    /// How many instances of the server the `stateless/*` checks used (POL-22), when several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instances: Option<usize>,
 }
 
 /// The run's server processes: how many were started (probes, pooled, fresh and spares), under
@@ -171,6 +174,7 @@ impl RunReport {
             duration_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
             target_failure: None,
             processes: None,
+            instances: None,
         };
         report.summarize();
         report

@@ -28,6 +28,8 @@ pub struct RunOptions {
     pub jobs: usize,
     /// `--isolation`: whether shared-class checks run on pooled processes (POL-21).
     pub isolation: crate::pool::Mode,
+    /// Several instances of the server (`--replicas`, several `--url`s; POL-22).
+    pub replicas: Option<crate::replicas::ReplicaSpec>,
 }
 
 /// The default `--jobs`: the number of cores (POL-24: mcpspec's own load must not make a server
@@ -45,6 +47,7 @@ impl Default for RunOptions {
             strict: false,
             jobs: default_jobs(),
             isolation: crate::pool::Mode::default(),
+            replicas: None,
         }
     }
 }
@@ -93,6 +96,19 @@ async fn run_counted(
     counter: Arc<AtomicUsize>,
 ) -> Result<RunReport, StartError> {
     let started = Instant::now();
+    // The instances live as long as this function: dropped (their processes killed) on every
+    // way out, ended and waited for at the end of a run.
+    let replicas = match &options.replicas {
+        Some(spec) => Some(Arc::new(
+            crate::replicas::Replicas::start(spec, &target).await?,
+        )),
+        None => None,
+    };
+    let target = match &replicas {
+        Some(r) => r.primary(target),
+        None => target,
+    };
+    let instances = replicas.as_ref().map_or(1, |r| r.count());
     let target = Arc::new(target);
     let settings = Arc::new(options.settings.clone());
     crate::preflight::preflight(&target, settings.max_message).await?;
@@ -132,7 +148,7 @@ async fn run_counted(
         .iter()
         .filter(|c| {
             (c.isolation == Isolation::Fresh || options.isolation == crate::pool::Mode::Fresh)
-                && unmet_need(c, &target, &facts, &check_options).is_none()
+                && unmet_need(c, &target, &facts, &check_options, instances).is_none()
         })
         .count();
     let processes = Arc::new(crate::pool::Processes::new(
@@ -143,7 +159,8 @@ async fn run_counted(
         fresh_demand,
     ));
     let any_shared = checks.iter().any(|c| {
-        c.isolation == Isolation::Shared && unmet_need(c, &target, &facts, &check_options).is_none()
+        c.isolation == Isolation::Shared
+            && unmet_need(c, &target, &facts, &check_options, instances).is_none()
     });
     if any_shared && facts.modern() {
         processes
@@ -171,6 +188,7 @@ async fn run_counted(
             budget.clone(),
             processes.clone(),
         );
+        let replicas = replicas.clone();
         let counter = counter.clone();
         handles[i] = Some(tokio::spawn(crate::target::counting_starts(
             counter,
@@ -183,6 +201,7 @@ async fn run_counted(
                     options: check_options,
                     budget,
                     processes,
+                    replicas,
                 };
                 run_one(check, run).await
             },
@@ -220,6 +239,12 @@ async fn run_counted(
         isolation: String::new(),
         unpooled: processes.unpooled(),
     });
+    report.instances = replicas.as_ref().map(|r| r.count());
+    // Every check has ended, so this is the last reference: the spawned instances are ended
+    // and waited for before the report goes out.
+    if let Some(mut r) = replicas.and_then(Arc::into_inner) {
+        r.shutdown().await;
+    }
     Ok(report)
 }
 
@@ -231,17 +256,20 @@ struct Run {
     options: Arc<CheckOptions>,
     budget: Arc<crate::transcript::RunBudget>,
     processes: Arc<crate::pool::Processes>,
+    replicas: Option<Arc<crate::replicas::Replicas>>,
 }
 
 async fn run_one(check: Check, run: Run) -> CheckResult {
     let started = Instant::now();
-    if let Some(reason) = unmet_need(&check, &run.target, &run.facts, &run.options) {
+    let instances = run.replicas.as_ref().map_or(1, |r| r.count());
+    if let Some(reason) = unmet_need(&check, &run.target, &run.facts, &run.options, instances) {
         return CheckResult::new(&check, Outcome::skipped(reason), Duration::ZERO, vec![]);
     }
     let cap = run.settings.scenario_timeout;
     let mut scenario = Scenario::new(run.target, run.settings, run.facts, run.options)
         .with_run_budget(run.budget)
         .with_processes(run.processes.clone(), check.isolation)
+        .with_replicas(run.replicas.clone())
         .ends_at(tokio::time::Instant::now() + cap);
     let (outcome, timed_out) = match tokio::time::timeout(cap, (check.script)(&mut scenario)).await
     {
@@ -388,8 +416,13 @@ fn unmet_need(
     target: &Target,
     facts: &Facts,
     options: &CheckOptions,
+    instances: usize,
 ) -> Option<String> {
     check.needs.iter().find_map(|need| match need {
+        Need::Replicas if instances < 2 => Some(format!(
+            "needs two or more instances of the server (POL-22): --replicas N with N ≥ 2, or \
+             several --url; this run has {instances}"
+        )),
         Need::Modern if !facts.modern() => Some(format!(
             "the server does not serve 2026-07-28 (server/discover got {})",
             facts.discover_seen

@@ -15,6 +15,10 @@ pub struct Entry {
     pub seq: u32,
     /// Which connection of the scenario (1-based); checks that respawn use several.
     pub conn: u32,
+    /// With several instances of the server (POL-22): the instance the connection goes to
+    /// (A, B, C, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
     #[serde(flatten)]
     pub event: Event,
 }
@@ -103,6 +107,8 @@ struct Log {
     ends: Option<tokio::time::Instant>,
     /// The schema violations of received messages (SCHEMA-1), with the entry of each message.
     schema: Vec<SchemaFinding>,
+    /// The instance each connection goes to, when the check uses several (POL-22).
+    instances: std::collections::BTreeMap<u32, String>,
 }
 
 /// The schema violations of one received message and where it is in the transcript.
@@ -177,6 +183,13 @@ impl Recorder {
         self.record_sized(conn, event, 64)
     }
 
+    /// Names the instance connection `conn` goes to: every later entry of it carries the name.
+    pub fn set_instance(&self, conn: u32, instance: String) {
+        if let Ok(mut log) = self.0.lock() {
+            log.instances.insert(conn, instance);
+        }
+    }
+
     /// Remembers a late reply (the runner turns the check's verdict NonStrict, POL-24).
     pub fn record_late(&self, late: Late) {
         if let Ok(mut log) = self.0.lock() {
@@ -244,7 +257,13 @@ impl Recorder {
         if matches!(event, Event::Send { .. } | Event::SendRaw { .. }) {
             log.judged = None;
         }
-        log.entries.push(Entry { seq, conn, event });
+        let instance = log.instances.get(&conn).cloned();
+        log.entries.push(Entry {
+            seq,
+            conn,
+            instance,
+            event,
+        });
         Some(seq)
     }
 
@@ -401,6 +420,7 @@ impl Recorder {
             entries.push(Entry {
                 seq,
                 conn: entries.last().map_or(1, |e| e.conn),
+                instance: None,
                 event: Event::Dropped {
                     events: log.dropped_events,
                     bytes: log.dropped_bytes,

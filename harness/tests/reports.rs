@@ -102,6 +102,7 @@ fn fixed_report() -> RunReport {
         results,
         target_failure: None,
         processes: None,
+        instances: None,
         summary: Summary {
             stale: vec!["modern/discover/result-shape".into()],
             ..Summary::default()
