@@ -95,12 +95,24 @@ impl Replicas {
                 for _ in 0..*count {
                     starting.push(spawn_http(command)?);
                 }
+                let mut failed = None;
                 for (port, mut process) in starting {
-                    let ready = wait_ready(port, &mut process).await;
+                    if failed.is_none() {
+                        match wait_ready(port, &mut process).await {
+                            Ok(target) => replicas.instances.push(target),
+                            Err(e) => failed = Some(e),
+                        }
+                    }
                     replicas.spawned.push(process);
-                    replicas.instances.push(ready?);
                 }
-                Ok(replicas)
+                match failed {
+                    None => Ok(replicas),
+                    // The ones that started are ended, and waited for, before the run stops.
+                    Some(e) => {
+                        replicas.shutdown().await;
+                        Err(e)
+                    }
+                }
             }
         }
     }
@@ -183,6 +195,7 @@ fn spawn_http(command: &str) -> Result<(u16, ServerHandle), StartError> {
     let child = cmd
         .spawn()
         .map_err(|e| StartError::new(format!("cannot start `{line}`: {e}")))?;
+    crate::target::count_start();
     Ok((port, ServerHandle::process(child)))
 }
 

@@ -25,7 +25,7 @@ pub fn counting_starts<F: std::future::Future>(
     STARTED.scope(counter, f)
 }
 
-fn count_start() {
+pub(crate) fn count_start() {
     let _ = STARTED.try_with(|c| c.fetch_add(1, Ordering::Relaxed));
 }
 
