@@ -124,11 +124,26 @@ fn instances(s: &Scenario) -> usize {
     s.replicas().map_or(1, |r| r.count())
 }
 
+/// A modern connection to instance `index`, answering before the flow begins (POL-24: a slow
+/// start is not a lost cursor). Instances start one after the other, so an interpreter's start
+/// does not compete with the next one's.
+async fn ready(s: &mut Scenario, index: usize) -> Result<Peer, Outcome> {
+    let mut peer = s.connect_instance(index).await?;
+    warmed(&mut peer, index).await?;
+    Ok(peer)
+}
+
+async fn warmed(peer: &mut Peer, index: usize) -> Result<(), Outcome> {
+    peer.warm_up()
+        .await
+        .map_err(|e| Outcome::error(format!("instance {}: {}", label(index), e.message)))
+}
+
 /// One modern connection to each instance, A first.
 async fn connect_all(s: &mut Scenario) -> Result<Vec<Peer>, Outcome> {
     let mut peers = Vec::new();
     for i in 0..instances(s) {
-        peers.push(s.connect_instance(i).await?);
+        peers.push(ready(s, i).await?);
     }
     Ok(peers)
 }
@@ -262,9 +277,9 @@ fn completed(reply: &Reply) -> bool {
 }
 
 async fn mrtr_round_robin(s: &mut Scenario) -> Verdict {
-    let mut a = s.connect_instance(0).await?;
+    let mut a = ready(s, 0).await?;
     let (first, state) = input_required_on_a(&mut a).await?;
-    let mut b = s.connect_instance(1).await?;
+    let mut b = ready(s, 1).await?;
     let responses = answers(&first);
     let honest = retry(&mut b, Some(&state), responses.clone()).await;
     if !completed(&honest) {
@@ -431,7 +446,7 @@ impl Lost {
             return Err(Outcome::skipped(why));
         }
         if replicas.per_connection() {
-            let peer = s.connect_instance(0).await?;
+            let peer = ready(s, 0).await?;
             return Ok(Lost { peer, extra: None });
         }
         let extra = replicas
@@ -439,7 +454,8 @@ impl Lost {
             .await
             .map_err(|e| Outcome::error(format!("instance A (started to be lost): {e}")))?
             .ok_or_else(|| Outcome::error("no way to start an instance to lose"))?;
-        let peer = s.connect_to(&extra.target, label(0)).await?;
+        let mut peer = s.connect_to(&extra.target, label(0)).await?;
+        warmed(&mut peer, 0).await?;
         Ok(Lost {
             peer,
             extra: Some(extra),
@@ -472,7 +488,7 @@ impl Lost {
 async fn survivors(s: &mut Scenario) -> Result<Vec<Peer>, Outcome> {
     let mut peers = Vec::new();
     for i in 1..instances(s) {
-        peers.push(s.connect_instance(i).await?);
+        peers.push(ready(s, i).await?);
     }
     Ok(peers)
 }
@@ -556,7 +572,7 @@ async fn failover_mrtr(s: &mut Scenario) -> Verdict {
     let mut lost = Lost::open(s).await?;
     let (first, state) = input_required_on_a(&mut lost.peer).await?;
     lost.stop().await?;
-    let mut b = s.connect_instance(1).await?;
+    let mut b = ready(s, 1).await?;
     let reply = retry(&mut b, Some(&state), answers(&first)).await;
     Ok(if completed(&reply) {
         Outcome::pass("instance A stopped after its InputRequiredResult; the retry completed on B")
