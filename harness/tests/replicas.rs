@@ -274,3 +274,62 @@ fn a_spawned_instance_that_dies_is_a_start_failure_and_the_others_are_ended() {
         "instances outlived the run: {survivors:?}"
     );
 }
+
+/// Ctrl-C while three spawned instances are up (they accept connections and never answer, so
+/// the run waits): mcpspec exits 130 and no instance is left.
+#[test]
+fn every_spawned_instance_is_gone_after_ctrl_c() {
+    let marker = format!("MCPSPEC_REPLICAS_SIGINT_MARK={}", std::process::id());
+    let silent = "import socket, time; s = socket.socket(); \
+                  s.bind(('127.0.0.1', {port})); s.listen(); time.sleep(600)";
+    let spawn = format!("env {marker} python3 -c \"{silent}\"");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpspec"))
+        .args([
+            "run",
+            "--replicas",
+            "3",
+            "--select",
+            "stateless",
+            "--spawn-http",
+            &spawn,
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while support::processes_with_env(&marker).len() < 3 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Three instances, or more processes while an interpreter shim still runs.
+    let running = support::processes_with_env(&marker).len();
+    if running < 3 {
+        let _ = child.kill();
+        panic!("{running} instance processes seen");
+    }
+    // Well into the run: waiting on the silent instances.
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("mcpspec did not end on SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    // SIGKILL is sent before mcpspec exits; give the kernel a moment to end the processes.
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    while !support::processes_with_env(&marker).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        support::processes_with_env(&marker).is_empty(),
+        "instances outlived Ctrl-C"
+    );
+}
