@@ -120,11 +120,14 @@ async fn every_stateless_transcript_entry_names_its_instance() {
     assert!(yaml.contains("stopped by mcpspec"), "{yaml}");
 }
 
+/// A check expected to fail, how, and the requirement its verdict names.
+type Expected = (&'static str, Kind, &'static str);
+
 /// Each instance fault fails the checks it breaks, the verdict naming the requirement and both
 /// instances; the other stateless checks still pass.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_instance_fault_fails_the_right_checks() {
-    let cases: [(&str, &[(&str, Kind, &str)]); 3] = [
+    let cases: [(&str, &[Expected]); 3] = [
         (
             "instance-local-cursor",
             &[
@@ -181,8 +184,10 @@ async fn three_given_urls_pass_and_failover_is_skipped() {
     let mut handles = Vec::new();
     let mut urls = Vec::new();
     for _ in 0..3 {
-        let mut config = mcp_reference_server::Config::default();
-        config.probe_profile = true;
+        let config = mcp_reference_server::Config {
+            probe_profile: true,
+            ..Default::default()
+        };
         let (target, handle) = support::http_reference(config).await;
         urls.push(target.describe());
         handles.push(handle);

@@ -239,26 +239,6 @@ pub fn name_of(item: &Value) -> Option<&str> {
         .and_then(Value::as_str)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::outcome::Kind;
-
-    #[test]
-    fn error_code_grades() {
-        assert!(grade_error_code(-32601).is_none());
-        assert!(grade_error_code(-32022).is_none());
-        assert_eq!(grade_error_code(0).map(|o| o.kind), Some(Kind::Fail));
-        assert_eq!(grade_error_code(-32050).map(|o| o.kind), Some(Kind::Fail));
-        assert_eq!(grade_error_code(-32004).map(|o| o.kind), Some(Kind::Fail));
-        assert_eq!(
-            grade_error_code(-32010).map(|o| o.kind),
-            Some(Kind::NonStrict)
-        );
-        assert!(grade_error_code(-1).is_none());
-    }
-}
-
 // --- input-required rounds with `mcpspec_confirm` (mrtr/*, stateless/*) ---------------------
 
 pub(super) fn capabilities(caps: Value) -> crate::driver::Outgoing {
@@ -339,4 +319,24 @@ pub(super) fn tamper(state: &str) -> String {
         *last = if *last == '0' { '1' } else { '0' };
     }
     chars.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::Kind;
+
+    #[test]
+    fn error_code_grades() {
+        assert!(grade_error_code(-32601).is_none());
+        assert!(grade_error_code(-32022).is_none());
+        assert_eq!(grade_error_code(0).map(|o| o.kind), Some(Kind::Fail));
+        assert_eq!(grade_error_code(-32050).map(|o| o.kind), Some(Kind::Fail));
+        assert_eq!(grade_error_code(-32004).map(|o| o.kind), Some(Kind::Fail));
+        assert_eq!(
+            grade_error_code(-32010).map(|o| o.kind),
+            Some(Kind::NonStrict)
+        );
+        assert!(grade_error_code(-1).is_none());
+    }
 }
