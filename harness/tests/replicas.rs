@@ -120,6 +120,22 @@ async fn every_stateless_transcript_entry_names_its_instance() {
     assert!(yaml.contains("stopped by mcpspec"), "{yaml}");
 }
 
+/// The stateless/* transcripts against three in-memory instances are the same on two runs and
+/// match their snapshots (`snapshots/transcripts-replicas/`): each entry names its instance.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_transcripts_match_snapshots_and_repeat() {
+    let checks = stateless();
+    let run = || {
+        support::run(
+            probe_reference(&[]),
+            &checks,
+            options(Some(ReplicaSpec::Copies(3))),
+        )
+    };
+    let (first, second) = (run().await, run().await);
+    support::assert_transcripts("transcripts-replicas", &first, &second, |_| {});
+}
+
 /// A check expected to fail, how, and the requirement its verdict names.
 type Expected = (&'static str, Kind, &'static str);
 
