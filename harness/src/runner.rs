@@ -143,11 +143,12 @@ async fn run_counted(
     let permits = Arc::new(Semaphore::new(options.jobs.max(1)));
     let budget = crate::transcript::RunBudget::new(crate::transcript::RunBudget::DEFAULT);
     // Fresh connections the run expects: one per check that runs and does not share (the warm
-    // spares are bounded by it).
+    // spares are bounded by it). The checks across instances open their own (POL-22).
     let fresh_demand = checks
         .iter()
         .filter(|c| {
             (c.isolation == Isolation::Fresh || options.isolation == crate::pool::Mode::Fresh)
+                && !c.needs.contains(&Need::Replicas)
                 && unmet_need(c, &target, &facts, &check_options, instances).is_none()
         })
         .count();
