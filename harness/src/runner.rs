@@ -301,13 +301,20 @@ async fn run_one(check: Check, run: Run) -> CheckResult {
     let outcome = slow_is_not_silent(outcome, &scenario.lates(), scenario.unready_silence());
     let outcome = schema_verdict(outcome, &scenario.schema_findings());
     // Every verdict but a pass or a skip quotes what it judged, from the transcript.
-    let outcome = if outcome.wants_evidence() {
+    let mut outcome = if outcome.wants_evidence() {
         outcome.with_evidence(scenario.evidence())
     } else {
         outcome
     };
     // The scenario (and every server it started) is dropped here, before the next check runs.
     let transcript = scenario.transcript();
+    // With several instances, the evidence names the instance of its entry (POL-22).
+    if let Some(evidence) = outcome.evidence.as_mut() {
+        evidence.instance = transcript
+            .iter()
+            .find(|e| e.seq == evidence.entry)
+            .and_then(|e| e.instance.clone());
+    }
     drop(scenario);
     // A place among the processes alive at once may have come free: a spare can start.
     run.processes.refill();

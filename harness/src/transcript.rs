@@ -328,6 +328,7 @@ impl Recorder {
             self.mark_judged(Some(Evidence {
                 entry: seq,
                 conn,
+                instance: None,
                 quote: crate::text::shorten(quote, EVIDENCE_BYTES),
             }));
         }
@@ -469,6 +470,7 @@ impl Evidence {
         Evidence {
             entry: entry.seq,
             conn: entry.conn,
+            instance: entry.instance.clone(),
             quote,
         }
     }

@@ -177,9 +177,16 @@ async fn each_instance_fault_fails_the_right_checks() {
             options(Some(ReplicaSpec::Copies(3))),
         )
         .await;
-        for (id, kind, message) in outcomes(&report) {
-            match expected.iter().find(|(e, _, _)| *e == id) {
+        for r in &report.results {
+            let (id, kind, message) = (&r.id, r.outcome.kind, &r.outcome.message);
+            match expected.iter().find(|(e, _, _)| e == id) {
                 Some((_, want, requirement)) => {
+                    // What it judged: the answer of an instance other than A.
+                    let evidence = r.outcome.evidence.as_ref().expect("evidence");
+                    assert!(
+                        evidence.instance.as_deref().is_some_and(|i| i != "A"),
+                        "{fault}: {id}: {evidence}"
+                    );
                     assert_eq!(kind, *want, "{fault}: {id}: {message}");
                     assert!(message.contains(requirement), "{fault}: {id}: {message}");
                     assert!(

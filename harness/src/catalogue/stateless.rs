@@ -148,6 +148,9 @@ async fn connect_all(s: &mut Scenario) -> Result<Vec<Peer>, Outcome> {
     Ok(peers)
 }
 
+/// Why a round-robin listing stopped, and the reply that showed it.
+type Stopped = (String, Option<crate::outcome::Evidence>);
+
 /// A list walked round robin: page `k` on instance `order[k % len]`. The items, how many pages,
 /// or the problem that stopped it (naming the instance that issued the cursor and the one that
 /// refused it).
@@ -156,7 +159,7 @@ async fn round_robin_items(
     order: &[usize],
     list: &str,
     key: &str,
-) -> Result<(Vec<Value>, usize), String> {
+) -> Result<(Vec<Value>, usize), Stopped> {
     let mut items = Vec::new();
     let mut cursor: Option<(Value, usize)> = None;
     for page in 0..MAX_PAGES {
@@ -167,7 +170,8 @@ async fn round_robin_items(
         }
         let reply = peers[at].call(out).await;
         let Some(result) = reply.result() else {
-            return Err(match &cursor {
+            let evidence = reply.evidence();
+            let problem = match &cursor {
                 Some((c, issuer)) => format!(
                     "{list}: the cursor {} instance {} issued (page {page}) was not accepted by \
                      instance {}: {}",
@@ -181,7 +185,8 @@ async fn round_robin_items(
                     label(at),
                     reply.describe()
                 ),
-            });
+            };
+            return Err((problem, evidence));
         };
         items.extend(
             result
@@ -195,8 +200,9 @@ async fn round_robin_items(
             None => return Ok((items, page + 1)),
         }
     }
-    Err(format!(
-        "{list}: still a `nextCursor` after {MAX_PAGES} pages"
+    Err((
+        format!("{list}: still a `nextCursor` after {MAX_PAGES} pages"),
+        None,
     ))
 }
 
@@ -226,11 +232,15 @@ async fn pagination_round_robin(s: &mut Scenario) -> Verdict {
     let mut peers = connect_all(s).await?;
     let order: Vec<usize> = (0..peers.len()).collect();
     let mut problems = Problems::new();
+    let mut judged = None;
     let mut crossed = Vec::new();
     for (list, key) in lists {
         let single = peers[0].items(list, key).await?;
         match round_robin_items(&mut peers, &order, list, key).await {
-            Err(problem) => problems.push(format!("{problem} (SCALE-1)")),
+            Err((problem, evidence)) => {
+                problems.push(format!("{problem} (SCALE-1)"));
+                judged = judged.or(evidence);
+            }
             Ok((items, pages)) => {
                 if let Some(diff) = listing_difference(&single, &items) {
                     problems.push(format!(
@@ -244,7 +254,7 @@ async fn pagination_round_robin(s: &mut Scenario) -> Verdict {
         }
     }
     if !problems.is_empty() {
-        return Ok(problems.verdict(""));
+        return Ok(problems.verdict("").with_evidence(judged));
     }
     Ok(if crossed.is_empty() {
         Outcome::info(
@@ -287,7 +297,8 @@ async fn mrtr_round_robin(s: &mut Scenario) -> Verdict {
             "the retry on instance B with the `requestState` instance A issued and every input \
              answered did not complete: {} (SCALE-1)",
             honest.describe()
-        )));
+        ))
+        .with_evidence(honest.evidence()));
     }
     let forged = json!(tamper(state.as_str().unwrap_or_default()));
     let tampered = retry(&mut b, Some(&forged), responses).await;
@@ -297,6 +308,7 @@ async fn mrtr_round_robin(s: &mut Scenario) -> Verdict {
              tampered with: {} (MRTR-4)",
             tampered.describe()
         ))
+        .with_evidence(tampered.evidence())
     } else {
         Outcome::pass(format!(
             "instance B completed the retry of instance A's InputRequiredResult; the tampered \
@@ -306,8 +318,8 @@ async fn mrtr_round_robin(s: &mut Scenario) -> Verdict {
     })
 }
 
-/// What one instance said, by topic, for comparison.
-type Said = Vec<(String, Value)>;
+/// What one instance said, by topic, for comparison, with where it is in the transcript.
+type Said = Vec<(String, Value, Option<crate::outcome::Evidence>)>;
 
 /// A reply as compared across instances: the result without its cursor (an opaque cursor may
 /// differ and still be portable), or the error object.
@@ -357,16 +369,21 @@ fn shown(v: Option<&Value>) -> String {
 }
 
 /// Compares what every instance said with what instance A said, topic by topic; each
-/// difference names the topic, the field and both instances.
-fn disagreements(said: &[Said]) -> Vec<String> {
+/// difference names the topic, the field and both instances. The evidence: the first answer
+/// that differs from A's.
+fn disagreements(said: &[Said]) -> (Vec<String>, Option<crate::outcome::Evidence>) {
     let mut found = Vec::new();
+    let mut judged = None;
     let Some((first, rest)) = said.split_first() else {
-        return found;
+        return (found, judged);
     };
     for (i, other) in rest.iter().enumerate() {
-        for ((topic, a), (_, b)) in first.iter().zip(other) {
+        for ((topic, a, _), (_, b, evidence)) in first.iter().zip(other) {
             let mut diffs = Vec::new();
             differences("", a, b, &mut diffs);
+            if !diffs.is_empty() && judged.is_none() {
+                judged.clone_from(evidence);
+            }
             for (at, on_a, on_other) in diffs {
                 found.push(format!(
                     "{topic} {at}: instance A has {on_a}, instance {} has {on_other}",
@@ -375,7 +392,7 @@ fn disagreements(said: &[Said]) -> Vec<String> {
             }
         }
     }
-    found
+    (found, judged)
 }
 
 /// The differences for a verdict: the first [`MAX_DIFFERENCES`], and how many more there are.
@@ -394,15 +411,20 @@ async fn instances_agree(s: &mut Scenario) -> Verdict {
     for peer in &mut peers {
         let mut mine = Said::new();
         let discover = peer.call(request(method::DISCOVER)).await;
-        mine.push((method::DISCOVER.into(), comparable(&discover)));
+        mine.push((
+            method::DISCOVER.into(),
+            comparable(&discover),
+            discover.evidence(),
+        ));
         for (list, _) in &lists {
             let page = peer.call(request(list)).await;
-            mine.push((format!("{list} page 1"), comparable(&page)));
+            mine.push((format!("{list} page 1"), comparable(&page), page.evidence()));
         }
         let unknown = peer.call(request(method::NONEXISTENT)).await;
         mine.push((
             format!("the error for {}", method::NONEXISTENT),
             comparable(&unknown),
+            unknown.evidence(),
         ));
         if let Some((list, _)) = lists.first() {
             let bad = peer
@@ -411,11 +433,12 @@ async fn instances_agree(s: &mut Scenario) -> Verdict {
             mine.push((
                 format!("the error for {list} with a cursor no server issued"),
                 comparable(&bad),
+                bad.evidence(),
             ));
         }
         said.push(mine);
     }
-    let found = disagreements(&said);
+    let (found, judged) = disagreements(&said);
     let topics = said.first().map_or(0, Vec::len);
     Ok(if found.is_empty() {
         Outcome::pass(format!(
@@ -427,6 +450,7 @@ async fn instances_agree(s: &mut Scenario) -> Verdict {
             "the instances disagree (SCALE-2): {}",
             listed(&found)
         ))
+        .with_evidence(judged)
     })
 }
 
@@ -543,7 +567,8 @@ async fn failover_pagination(s: &mut Scenario) -> Verdict {
                 label(issuer),
                 label(at + 1),
                 reply.describe()
-            )));
+            ))
+            .with_evidence(reply.evidence()));
         };
         items.extend(
             result
@@ -582,6 +607,7 @@ async fn failover_mrtr(s: &mut Scenario) -> Verdict {
              with the `requestState` A issued did not complete: {} (SCALE-3)",
             reply.describe()
         ))
+        .with_evidence(reply.evidence())
     })
 }
 
@@ -706,11 +732,11 @@ async fn same_everywhere(s: &mut Scenario) -> Verdict {
         let mut mine = Said::new();
         for (topic, out) in &flows {
             let reply = peer.call(out.clone()).await;
-            mine.push((topic.clone(), comparable(&reply)));
+            mine.push((topic.clone(), comparable(&reply), reply.evidence()));
         }
         said.push(mine);
     }
-    let found = disagreements(&said);
+    let (found, judged) = disagreements(&said);
     let names: Vec<&str> = flows.iter().map(|(t, _)| t.as_str()).collect();
     Ok(if found.is_empty() {
         Outcome::pass(format!(
@@ -724,6 +750,7 @@ async fn same_everywhere(s: &mut Scenario) -> Verdict {
              (SCALE-1): {}",
             listed(&found)
         ))
+        .with_evidence(judged)
     })
 }
 
