@@ -361,3 +361,41 @@ fn every_spawned_instance_is_gone_after_ctrl_c() {
         "instances outlived Ctrl-C"
     );
 }
+
+/// Usage errors name the flag (exit 2): a count out of 1..=16, --spawn-http without `{port}`
+/// or without --replicas, --replicas with --url, several --url outside `run`.
+#[test]
+fn replica_flags_are_checked() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["run", "--replicas", "0"], "--replicas"),
+        (&["run", "--replicas", "17"], "--replicas"),
+        (
+            &["run", "--replicas", "2", "--spawn-http", "server --port 1"],
+            "{port}",
+        ),
+        (&["run", "--spawn-http", "server {port}"], "--replicas"),
+        (
+            &["run", "--replicas", "2", "--url", "http://127.0.0.1:1/mcp"],
+            "one --url per instance",
+        ),
+    ];
+    for (args, needle) in cases {
+        let output = mcpspec()
+            .args(args)
+            .timeout(Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+    let output = mcpspec()
+        .args(["negotiate", "--url", "http://127.0.0.1:1/mcp"])
+        .args(["--url", "http://127.0.0.1:2/mcp"])
+        .timeout(Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("are for `mcpspec run`"), "{stderr}");
+}
