@@ -22,6 +22,7 @@ mod mrtr;
 mod prelude;
 mod progress;
 mod schema;
+mod stateless;
 mod subscriptions;
 mod support;
 
@@ -49,6 +50,7 @@ pub fn all() -> Vec<Check> {
         http::group(),
         legacy_http::group(),
         schema::group(),
+        stateless::group(),
     ]
     .concat()
 }

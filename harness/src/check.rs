@@ -45,6 +45,8 @@ pub enum Need {
     AllowedTool,
     /// mcpspec may call some tool: the probe profile's (`--probe-profile`) or an allowed one.
     CallableTool,
+    /// Two or more instances of the server: `--replicas N` or several `--url`s (POL-22).
+    Replicas,
 }
 
 /// Where a check runs (POL-21): on a process that earlier checks used, or on its own.
@@ -215,6 +217,8 @@ pub struct Scenario {
     leased: Option<u32>,
     /// The next connection is spawned now, not taken from the warm spares.
     spawn_now: bool,
+    /// The instances of the server, when the run has several (POL-22).
+    replicas: Option<Arc<crate::replicas::Replicas>>,
 }
 
 impl Scenario {
@@ -236,7 +240,53 @@ impl Scenario {
             returned: Default::default(),
             leased: None,
             spawn_now: false,
+            replicas: None,
         }
+    }
+
+    /// The run's instances of the server (POL-22).
+    pub fn with_replicas(mut self, replicas: Option<Arc<crate::replicas::Replicas>>) -> Self {
+        self.replicas = replicas;
+        self
+    }
+
+    /// The run's instances, when it has several.
+    pub fn replicas(&self) -> Option<&Arc<crate::replicas::Replicas>> {
+        self.replicas.as_ref()
+    }
+
+    /// A new modern connection to instance `index` (A = 0; round robin past the last), never
+    /// pooled: every entry of it names the instance in the transcript (POL-22). Over stdio and
+    /// in memory the connection's server is the instance.
+    pub async fn connect_instance(&mut self, index: usize) -> Result<Peer, Outcome> {
+        let Some(replicas) = self.replicas.clone() else {
+            return Err(Outcome::error("the run has no instances to choose from"));
+        };
+        let target = replicas.target(index).clone();
+        let name = crate::replicas::label(index % replicas.count());
+        self.connect_to(&target, name).await
+    }
+
+    /// A new modern connection to `target`, an instance called `name` in the transcript.
+    pub async fn connect_to(&mut self, target: &Target, name: String) -> Result<Peer, Outcome> {
+        self.conns += 1;
+        self.rec.set_instance(self.conns, name.clone());
+        self.rec.record(
+            self.conns,
+            Event::Connect {
+                target: format!("instance {name}: {}", target.describe()),
+            },
+        );
+        let transport = target
+            .connect(self.settings.max_message)
+            .map_err(|e| Outcome::error(format!("instance {name}: {e}")))?;
+        Ok(Peer::new(
+            transport,
+            self.rec.clone(),
+            self.conns,
+            Era::Modern,
+            self.settings.clone(),
+        ))
     }
 
     /// Takes connections from the run's pool: a [`Isolation::Shared`] check's first modern

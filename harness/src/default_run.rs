@@ -31,6 +31,10 @@ pub async fn run_both(
     let (over_http, over_stdio): (Vec<Check>, Vec<Check>) = checks
         .iter()
         .partition(|check| check.needs.contains(&Need::Http));
+    // The stateless/* checks run on three independent in-memory instances (POL-22).
+    let (across_instances, over_stdio): (Vec<Check>, Vec<Check>) = over_stdio
+        .into_iter()
+        .partition(|check| check.needs.contains(&Need::Replicas));
     let stdio_target = Target::Embedded(config.clone());
     // The HTTP server is bound before either run starts; the two runs go side by side, each
     // with `--jobs` checks at once (in memory and on loopback: no process per check, POL-24).
@@ -62,22 +66,40 @@ pub async fn run_both(
             .await
             .map(Some)
     };
-    let (stdio, http) = tokio::join!(stdio_run, http_run);
+    let instances_run = async {
+        if across_instances.is_empty() {
+            return Ok(None);
+        }
+        let mut options = options.clone();
+        options.replicas = Some(crate::replicas::ReplicaSpec::Copies(INSTANCES));
+        run_observed(stdio_target.clone(), &across_instances, options, observe)
+            .await
+            .map(Some)
+    };
+    let (stdio, http, instances) = tokio::join!(stdio_run, http_run, instances_run);
     if let Some(server) = http_server {
         // Stops it and ends its SSE streams; one that does not stop within 2 s is aborted when
         // the handle drops.
         let _ = server.shutdown().await;
     }
-    let (stdio, http) = (stdio?, http?);
-    Ok(merge(&stdio_target, checks, stdio, http, started))
+    let (stdio, http, instances) = (stdio?, http?, instances?);
+    let ran_across = instances.is_some();
+    let mut report = merge(&stdio_target, checks, [stdio, instances], http, started);
+    if ran_across {
+        report.instances = Some(INSTANCES);
+    }
+    Ok(report)
 }
+
+/// How many instances the no-target run gives the `stateless/*` checks.
+const INSTANCES: usize = 3;
 
 /// One report of the two: results in `checks` order, each tagged with its transport; the
 /// negotiation of the stdio run (the same server answers both), processes summed.
 fn merge(
     target: &Target,
     checks: &[Check],
-    stdio: Option<RunReport>,
+    stdio: [Option<RunReport>; 2],
     http: Option<RunReport>,
     started: Instant,
 ) -> RunReport {
@@ -85,7 +107,8 @@ fn merge(
     let mut negotiated = None;
     let mut target_failure = None;
     let mut processes: Option<crate::report::Processes> = None;
-    for (report, transport) in [(stdio, STDIO), (http, HTTP)] {
+    let [stdio, instances] = stdio;
+    for (report, transport) in [(stdio, STDIO), (instances, STDIO), (http, HTTP)] {
         let Some(report) = report else { continue };
         negotiated.get_or_insert(report.negotiated);
         if target_failure.is_none() {

@@ -829,6 +829,20 @@ impl Peer {
         l
     }
 
+    /// Ends the server on purpose (an instance lost mid-flow) and waits until it is gone;
+    /// records how it ended.
+    pub async fn terminate(&mut self, within: Duration) -> Liveness {
+        self.broken = true;
+        self.transport.terminate(within).await;
+        let l = self.transport.liveness();
+        let how = match &l {
+            Liveness::Exited(info) => format!("stopped by mcpspec: {}", info.how),
+            Liveness::Running => "stopped by mcpspec".to_owned(),
+        };
+        self.rec.record(self.conn, Event::Exit { how });
+        l
+    }
+
     /// After the output closed: how the server ended, if it did so promptly.
     async fn exit_soon(&mut self) -> Option<String> {
         match self.wait_exit(Duration::from_millis(500)).await {

@@ -40,6 +40,9 @@ fn need_words(need: &Need) -> String {
         Need::ModernOnly => "the server serves the modern era only".into(),
         Need::ProbeProfile => "--probe-profile (the server implements the probe profile)".into(),
         Need::AllowedTool => "--allow-tool NAME (a tool mcpspec may call)".into(),
+        Need::Replicas => {
+            "two or more instances of the server (--replicas N, or several --url; POL-22)".into()
+        }
         Need::CallableTool => {
             "--allow-tool NAME or --probe-profile (a tool mcpspec may call)".into()
         }

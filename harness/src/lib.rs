@@ -45,6 +45,7 @@ pub mod output;
 pub mod pool;
 pub mod preflight;
 pub mod protocol;
+pub mod replicas;
 pub mod report;
 pub mod requirements;
 pub mod runner;

@@ -85,6 +85,9 @@ pub struct Evidence {
     pub entry: u32,
     /// The connection it was on (1-based).
     pub conn: u32,
+    /// The instance the connection went to, when the check used several (POL-22).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
     /// The message's first bytes, or what happened instead of a message.
     pub quote: String,
 }
@@ -93,9 +96,13 @@ impl fmt::Display for Evidence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "transcript entry {} (connection {}): {}",
-            self.entry, self.conn, self.quote
-        )
+            "transcript entry {} (connection {}",
+            self.entry, self.conn
+        )?;
+        if let Some(instance) = &self.instance {
+            write!(f, ", instance {instance}")?;
+        }
+        write!(f, "): {}", self.quote)
     }
 }
 

@@ -177,6 +177,10 @@ pub fn skip_group(reason: &str) -> String {
         ("not an HTTP target", "HTTP only (use --url)"),
         ("needs --probe-profile", "needs --probe-profile"),
         ("needs --allow-tool", "needs --allow-tool"),
+        (
+            "needs two or more instances",
+            "needs several instances (--replicas N)",
+        ),
         ("applies to modern-only servers", "modern-only server"),
         (
             "the server does not serve 2026-07-28",
@@ -223,6 +227,9 @@ pub struct RunReport {
     /// it (`run --html`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub negotiation_matrix: Option<crate::negotiation::Matrix>,
+    /// How many instances of the server the `stateless/*` checks used (POL-22), when several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instances: Option<usize>,
 }
 
 /// The run's server processes: how many were started (probes, pooled, fresh and spares), under
@@ -255,6 +262,7 @@ impl RunReport {
             target_failure: None,
             processes: None,
             negotiation_matrix: None,
+            instances: None,
         };
         report.summarize();
         report
@@ -352,7 +360,12 @@ impl RunReport {
             });
             areas.entry(pos).or_insert((area, Vec::new())).1.push(r);
         }
+        let mut stateless_said = false;
         for (area, results) in areas.values() {
+            if area.starts_with(STATELESS) && !stateless_said {
+                stateless_said = true;
+                let _ = write!(out, "\n{}", self.stateless_heading());
+            }
             let _ = writeln!(out, "\n{area}");
             for r in results {
                 let label = paint(r.outcome.kind, color);
@@ -411,6 +424,43 @@ impl RunReport {
             let _ = writeln!(out, "stale baseline entry: {id} no longer fails");
         }
         out
+    }
+}
+
+/// The id prefix of the checks that run across instances (POL-22).
+const STATELESS: &str = "stateless/";
+
+impl RunReport {
+    /// The `stateless/*` results (SCALE-1..3).
+    fn stateless(&self) -> Vec<&CheckResult> {
+        self.results
+            .iter()
+            .filter(|r| r.id.starts_with(STATELESS))
+            .collect()
+    }
+
+    /// The line that opens the `stateless/*` group: across how many instances, and its counts.
+    fn stateless_heading(&self) -> String {
+        let results = self.stateless();
+        let mut counts: Vec<String> = Vec::new();
+        for (kind, name) in [
+            (Kind::Pass, "pass"),
+            (Kind::NonStrict, "non-strict"),
+            (Kind::Fail, "fail"),
+            (Kind::Info, "info"),
+            (Kind::Skipped, "skipped"),
+            (Kind::Error, "error"),
+        ] {
+            let n = results.iter().filter(|r| r.outcome.kind == kind).count();
+            if n > 0 {
+                counts.push(format!("{n} {name}"));
+            }
+        }
+        let across = match self.instances {
+            Some(n) => format!("across {n} instances"),
+            None => "one instance (--replicas N or several --url for more)".into(),
+        };
+        format!("stateless/* {across} (POL-22): {}\n", counts.join(", "))
     }
 }
 

@@ -28,6 +28,8 @@ pub struct RunOptions {
     pub jobs: usize,
     /// `--isolation`: whether shared-class checks run on pooled processes (POL-21).
     pub isolation: crate::pool::Mode,
+    /// Several instances of the server (`--replicas`, several `--url`s; POL-22).
+    pub replicas: Option<crate::replicas::ReplicaSpec>,
 }
 
 /// The default `--jobs`: the number of cores (POL-24: mcpspec's own load must not make a server
@@ -45,6 +47,7 @@ impl Default for RunOptions {
             strict: false,
             jobs: default_jobs(),
             isolation: crate::pool::Mode::default(),
+            replicas: None,
         }
     }
 }
@@ -93,6 +96,19 @@ async fn run_counted(
     counter: Arc<AtomicUsize>,
 ) -> Result<RunReport, StartError> {
     let started = Instant::now();
+    // The instances live as long as this function: dropped (their processes killed) on every
+    // way out, ended and waited for at the end of a run.
+    let replicas = match &options.replicas {
+        Some(spec) => Some(Arc::new(
+            crate::replicas::Replicas::start(spec, &target).await?,
+        )),
+        None => None,
+    };
+    let target = match &replicas {
+        Some(r) => r.primary(target),
+        None => target,
+    };
+    let instances = replicas.as_ref().map_or(1, |r| r.count());
     let target = Arc::new(target);
     let settings = Arc::new(options.settings.clone());
     crate::preflight::preflight(&target, settings.max_message).await?;
@@ -127,12 +143,13 @@ async fn run_counted(
     let permits = Arc::new(Semaphore::new(options.jobs.max(1)));
     let budget = crate::transcript::RunBudget::new(crate::transcript::RunBudget::DEFAULT);
     // Fresh connections the run expects: one per check that runs and does not share (the warm
-    // spares are bounded by it).
+    // spares are bounded by it). The checks across instances open their own (POL-22).
     let fresh_demand = checks
         .iter()
         .filter(|c| {
             (c.isolation == Isolation::Fresh || options.isolation == crate::pool::Mode::Fresh)
-                && unmet_need(c, &target, &facts, &check_options).is_none()
+                && !c.needs.contains(&Need::Replicas)
+                && unmet_need(c, &target, &facts, &check_options, instances).is_none()
         })
         .count();
     let processes = Arc::new(crate::pool::Processes::new(
@@ -143,7 +160,8 @@ async fn run_counted(
         fresh_demand,
     ));
     let any_shared = checks.iter().any(|c| {
-        c.isolation == Isolation::Shared && unmet_need(c, &target, &facts, &check_options).is_none()
+        c.isolation == Isolation::Shared
+            && unmet_need(c, &target, &facts, &check_options, instances).is_none()
     });
     if any_shared && facts.modern() {
         processes
@@ -171,6 +189,7 @@ async fn run_counted(
             budget.clone(),
             processes.clone(),
         );
+        let replicas = replicas.clone();
         let counter = counter.clone();
         handles[i] = Some(tokio::spawn(crate::target::counting_starts(
             counter,
@@ -183,6 +202,7 @@ async fn run_counted(
                     options: check_options,
                     budget,
                     processes,
+                    replicas,
                 };
                 run_one(check, run).await
             },
@@ -220,6 +240,12 @@ async fn run_counted(
         isolation: String::new(),
         unpooled: processes.unpooled(),
     });
+    report.instances = replicas.as_ref().map(|r| r.count());
+    // Every check has ended, so this is the last reference: the spawned instances are ended
+    // and waited for before the report goes out.
+    if let Some(mut r) = replicas.and_then(Arc::into_inner) {
+        r.shutdown().await;
+    }
     Ok(report)
 }
 
@@ -231,17 +257,20 @@ struct Run {
     options: Arc<CheckOptions>,
     budget: Arc<crate::transcript::RunBudget>,
     processes: Arc<crate::pool::Processes>,
+    replicas: Option<Arc<crate::replicas::Replicas>>,
 }
 
 async fn run_one(check: Check, run: Run) -> CheckResult {
     let started = Instant::now();
-    if let Some(reason) = unmet_need(&check, &run.target, &run.facts, &run.options) {
+    let instances = run.replicas.as_ref().map_or(1, |r| r.count());
+    if let Some(reason) = unmet_need(&check, &run.target, &run.facts, &run.options, instances) {
         return CheckResult::new(&check, Outcome::skipped(reason), Duration::ZERO, vec![]);
     }
     let cap = run.settings.scenario_timeout;
     let mut scenario = Scenario::new(run.target, run.settings, run.facts, run.options)
         .with_run_budget(run.budget)
         .with_processes(run.processes.clone(), check.isolation)
+        .with_replicas(run.replicas.clone())
         .ends_at(tokio::time::Instant::now() + cap);
     let (outcome, timed_out) = match tokio::time::timeout(cap, (check.script)(&mut scenario)).await
     {
@@ -272,13 +301,20 @@ async fn run_one(check: Check, run: Run) -> CheckResult {
     let outcome = slow_is_not_silent(outcome, &scenario.lates(), scenario.unready_silence());
     let outcome = schema_verdict(outcome, &scenario.schema_findings());
     // Every verdict but a pass or a skip quotes what it judged, from the transcript.
-    let outcome = if outcome.wants_evidence() {
+    let mut outcome = if outcome.wants_evidence() {
         outcome.with_evidence(scenario.evidence())
     } else {
         outcome
     };
     // The scenario (and every server it started) is dropped here, before the next check runs.
     let transcript = scenario.transcript();
+    // With several instances, the evidence names the instance of its entry (POL-22).
+    if let Some(evidence) = outcome.evidence.as_mut() {
+        evidence.instance = transcript
+            .iter()
+            .find(|e| e.seq == evidence.entry)
+            .and_then(|e| e.instance.clone());
+    }
     drop(scenario);
     // A place among the processes alive at once may have come free: a spare can start.
     run.processes.refill();
@@ -388,8 +424,13 @@ fn unmet_need(
     target: &Target,
     facts: &Facts,
     options: &CheckOptions,
+    instances: usize,
 ) -> Option<String> {
     check.needs.iter().find_map(|need| match need {
+        Need::Replicas if instances < 2 => Some(format!(
+            "needs two or more instances of the server (POL-22): --replicas N with N ≥ 2, or \
+             several --url; this run has {instances}"
+        )),
         Need::Modern if !facts.modern() => Some(format!(
             "the server does not serve 2026-07-28 (server/discover got {})",
             facts.discover_seen

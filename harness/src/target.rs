@@ -25,7 +25,7 @@ pub fn counting_starts<F: std::future::Future>(
     STARTED.scope(counter, f)
 }
 
-fn count_start() {
+pub(crate) fn count_start() {
     let _ = STARTED.try_with(|c| c.fetch_add(1, Ordering::Relaxed));
 }
 
@@ -218,9 +218,10 @@ impl Target {
 /// faults and an eras mode.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct TargetArgs {
-    /// A streamable HTTP server (`http://127.0.0.1:PORT/mcp`) instead of a command.
+    /// A streamable HTTP server (`http://127.0.0.1:PORT/mcp`) instead of a command. `run` takes
+    /// several: instances of one deployment (POL-22).
     #[arg(long, value_name = "URL", conflicts_with = "command")]
-    pub url: Option<String>,
+    pub url: Vec<String>,
     /// Embedded reference server only: switch on a fault. Repeatable.
     #[arg(long, value_name = "NAME")]
     pub fault: Vec<String>,
@@ -234,11 +235,30 @@ pub struct TargetArgs {
 }
 
 impl TargetArgs {
+    /// As [`TargetArgs::target`], taking several `--url`s as instances of one server: the
+    /// first is the target, and all of them the instances (POL-22).
+    pub fn target_and_urls(&self, probe_profile: bool) -> Result<(Target, Vec<String>), String> {
+        match self.url.as_slice() {
+            [first, _, ..] => {
+                if !self.fault.is_empty() || self.eras.is_some() {
+                    return Err(
+                        "--fault and --eras apply to the embedded reference server only".into(),
+                    );
+                }
+                Ok((Target::url(first)?, self.url.clone()))
+            }
+            _ => Ok((self.target(probe_profile)?, Vec::new())),
+        }
+    }
+
     /// The target these arguments name; `probe_profile` switches the embedded server's probe
     /// profile on. A one-line error for a usage mistake.
     pub fn target(&self, probe_profile: bool) -> Result<Target, String> {
         let embedded_only = !self.fault.is_empty() || self.eras.is_some();
-        if let Some(url) = &self.url {
+        if self.url.len() > 1 {
+            return Err("several --url (instances of one server) are for `mcpspec run`".into());
+        }
+        if let Some(url) = self.url.first() {
             if embedded_only {
                 return Err(
                     "--fault and --eras apply to the embedded reference server only".into(),

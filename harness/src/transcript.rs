@@ -20,6 +20,10 @@ pub struct Entry {
     /// field that differs between two runs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at_ms: Option<u64>,
+    /// With several instances of the server (POL-22): the instance the connection goes to
+    /// (A, B, C, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
     #[serde(flatten)]
     pub event: Event,
 }
@@ -110,6 +114,8 @@ struct Log {
     schema: Vec<SchemaFinding>,
     /// When the first event was recorded: entries' `at_ms` count from here.
     started: Option<std::time::Instant>,
+    /// The instance each connection goes to, when the check uses several (POL-22).
+    instances: std::collections::BTreeMap<u32, String>,
 }
 
 /// The schema violations of one received message and where it is in the transcript.
@@ -184,6 +190,13 @@ impl Recorder {
         self.record_sized(conn, event, 64)
     }
 
+    /// Names the instance connection `conn` goes to: every later entry of it carries the name.
+    pub fn set_instance(&self, conn: u32, instance: String) {
+        if let Ok(mut log) = self.0.lock() {
+            log.instances.insert(conn, instance);
+        }
+    }
+
     /// Remembers a late reply (the runner turns the check's verdict NonStrict, POL-24).
     pub fn record_late(&self, late: Late) {
         if let Ok(mut log) = self.0.lock() {
@@ -253,10 +266,12 @@ impl Recorder {
         }
         let started = *log.started.get_or_insert_with(std::time::Instant::now);
         let at_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let instance = log.instances.get(&conn).cloned();
         log.entries.push(Entry {
             seq,
             conn,
             at_ms: Some(at_ms),
+            instance,
             event,
         });
         Some(seq)
@@ -323,6 +338,7 @@ impl Recorder {
             self.mark_judged(Some(Evidence {
                 entry: seq,
                 conn,
+                instance: None,
                 quote: crate::text::shorten(quote, EVIDENCE_BYTES),
             }));
         }
@@ -416,6 +432,7 @@ impl Recorder {
                 seq,
                 conn: entries.last().map_or(1, |e| e.conn),
                 at_ms: entries.last().and_then(|e| e.at_ms),
+                instance: None,
                 event: Event::Dropped {
                     events: log.dropped_events,
                     bytes: log.dropped_bytes,
@@ -464,6 +481,7 @@ impl Evidence {
         Evidence {
             entry: entry.seq,
             conn: entry.conn,
+            instance: entry.instance.clone(),
             quote,
         }
     }

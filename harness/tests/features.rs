@@ -36,7 +36,7 @@ fn feature_checks() -> Vec<Check> {
     checks
 }
 
-/// `requestState` is sealed under a key drawn once per process: redacted for snapshots.
+/// `requestState` is an opaque seal (the reference server's configured key): redacted for snapshots.
 fn redact_state(v: &mut serde_json::Value) {
     match v {
         serde_json::Value::Object(map) => {

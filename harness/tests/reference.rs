@@ -14,8 +14,18 @@ use mcpspec::catalogue;
 /// Runs the catalogue against one configuration; panics on anything but Pass or a Skipped
 /// with a reason; returns the ids that passed.
 async fn passes(config: mcp_reference_server::Config, http: bool) -> BTreeSet<String> {
+    passes_with(config, http, None).await
+}
+
+/// As [`passes`], with several instances of the server (POL-22).
+async fn passes_with(
+    config: mcp_reference_server::Config,
+    http: bool,
+    replicas: Option<mcpspec::replicas::ReplicaSpec>,
+) -> BTreeSet<String> {
     let mut options = support::options();
     options.checks.probe_profile = config.probe_profile;
+    options.replicas = replicas;
     let label = format!(
         "eras {:?}, probe {}, http {http}",
         config.eras, config.probe_profile
@@ -62,6 +72,13 @@ async fn every_check_passes_somewhere_and_is_skipped_elsewhere() {
     let mut config = mcp_reference_server::Config::default();
     config.http.header_tool = true;
     passed.extend(passes(config, true).await);
+    // Three in-memory instances with the probe profile: the stateless/* checks run (POL-22).
+    let config = mcp_reference_server::Config {
+        probe_profile: true,
+        ..Default::default()
+    };
+    let three = Some(mcpspec::replicas::ReplicaSpec::Copies(3));
+    passed.extend(passes_with(config, false, three).await);
     let never: Vec<_> = catalogue::all()
         .iter()
         .map(|c| c.id)

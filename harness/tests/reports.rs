@@ -104,6 +104,7 @@ fn fixed_report() -> RunReport {
         target_failure: None,
         processes: None,
         negotiation_matrix: None,
+        instances: None,
         summary: Summary {
             stale: vec!["modern/discover/result-shape".into()],
             ..Summary::default()
@@ -287,4 +288,64 @@ fn junit_of_a_real_run_parses_with_quick_junit_counts() {
             .map(|r| r.outcome.kind),
         Some(Kind::Fail)
     ));
+}
+
+/// A run across three instances (POL-22): the console opens the `stateless/*` group with the
+/// instance count and its counts, and the Markdown has a section for it with every outcome.
+#[test]
+fn stateless_outcomes_are_grouped_with_the_instance_count() {
+    let results = vec![
+        result(
+            "jsonrpc/parse-error/replies-32700",
+            &["RPC-5"],
+            Level::Must,
+            Outcome::pass("error -32700"),
+            1,
+        ),
+        result(
+            "stateless/pagination/round-robin",
+            &["SCALE-1", "POL-22"],
+            Level::Must,
+            Outcome::fail(
+                "prompts/list: the cursor instance A issued was not accepted by instance B",
+            ),
+            3,
+        ),
+        result(
+            "stateless/agreement/instances-agree",
+            &["SCALE-2", "POL-22"],
+            Level::Should,
+            Outcome::pass("3 instances agree"),
+            2,
+        ),
+    ];
+    let mut report = RunReport::new(
+        &mcpspec::Target::embedded(),
+        Negotiated {
+            era: "modern".into(),
+            version: Some("2026-07-28".into()),
+            versions: vec!["2026-07-28".into()],
+            path: "server/discover probe: a DiscoverResult".into(),
+        },
+        results,
+        std::time::Duration::from_millis(6),
+    );
+    report.instances = Some(3);
+    let console = report.to_console(false);
+    assert!(
+        console.contains("\nstateless/* across 3 instances (POL-22): 1 pass, 1 fail\n"),
+        "{console}"
+    );
+    let heading = console.find("stateless/* across").unwrap();
+    assert!(heading > console.find("jsonrpc/parse-error").unwrap());
+    assert!(heading < console.find("\nstateless/pagination\n").unwrap());
+    let markdown = report.to_markdown();
+    let section = markdown
+        .split("### Statelessness across 3 instances (POL-22)")
+        .nth(1)
+        .expect("a stateless section");
+    assert!(section.contains("`stateless/pagination/round-robin` | ❌ FAIL | SCALE-1, POL-22"));
+    assert!(section.contains("`stateless/agreement/instances-agree` | PASS"));
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    assert_eq!(json["instances"], 3);
 }

@@ -22,7 +22,16 @@ pub struct Config {
     pub probe_profile: bool,
     /// The streamable HTTP transport's options (`--http`); unused on stdio.
     pub http: HttpOptions,
+    /// The key that seals `requestState` (and that every instance started from the same
+    /// configuration shares, SCALE-1): a `requestState` one instance issued opens on another.
+    pub sealing_key: u64,
+    /// This instance's identity, drawn when a [`crate::Server`] is made (one per process over
+    /// stdio or HTTP, one per in-memory connection); only the instance faults read it.
+    pub instance: u64,
 }
+
+/// The default sealing key: a constant, so instances of one deployment agree (SCALE-1).
+pub const DEFAULT_SEALING_KEY: u64 = 0x6d63_7073_7065_6331;
 
 impl Default for Config {
     fn default() -> Self {
@@ -31,7 +40,18 @@ impl Default for Config {
             eras: Eras::Both,
             probe_profile: false,
             http: HttpOptions::default(),
+            sealing_key: DEFAULT_SEALING_KEY,
+            instance: 0,
         }
+    }
+}
+
+/// `config` as a new instance: a fresh random identity (what a process start gives a server).
+pub(crate) fn with_new_instance(config: Config) -> Config {
+    use std::hash::BuildHasher;
+    Config {
+        instance: std::collections::hash_map::RandomState::new().hash_one(0u8),
+        ..config
     }
 }
 

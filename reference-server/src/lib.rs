@@ -214,6 +214,7 @@ impl Server {
     /// The default list: tracing, then the probe (with the probe profile), then fault
     /// middlewares (`deadlock-on-initialize`, `silent-deadlock-on-initialize`).
     pub fn new(config: Config) -> Self {
+        let config = config::with_new_instance(config);
         let mut middleware = vec![tracing_middleware()];
         middleware.extend(misbehaviour::middleware(&config));
         Self { config, middleware }
@@ -222,7 +223,7 @@ impl Server {
     /// A server with an empty middleware list (the endpoint only).
     pub fn bare(config: Config) -> Self {
         Self {
-            config,
+            config: config::with_new_instance(config),
             middleware: Vec::new(),
         }
     }

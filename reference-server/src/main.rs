@@ -1,6 +1,6 @@
 //! `mcp-reference-server [--fault NAME]... [--eras modern|legacy|both] [--probe-profile]
 //! [--list-faults] [--http ADDR [--allow-origin O]... [--allow-host H]... [--max-body N]
-//! [--sse] [--header-tool]]`: serves MCP over stdio, or streamable HTTP at
+//! [--sse] [--header-tool]] [--sealing-key N]`: serves MCP over stdio, or streamable HTTP at
 //! `http://ADDR/mcp` with `--http` (the bound address goes to stderr as
 //! `listening on http://ADDR/mcp`; port 0 picks a free port). Nothing but MCP messages on stdout; logs on stderr
 //! (`RUST_LOG`, default `warn`). Bad arguments: one line on stderr, exit 2. A crash fault:
@@ -47,6 +47,10 @@ struct Cli {
     /// List the `route` tool, whose arguments carry `x-mcp-header` annotations.
     #[arg(long)]
     header_tool: bool,
+    /// The key `requestState` is sealed with: instances given the same key accept each other's
+    /// states (SCALE-1).
+    #[arg(long, value_name = "N", default_value_t = mcp_reference_server::config::DEFAULT_SEALING_KEY)]
+    sealing_key: u64,
 }
 
 fn main() -> ExitCode {
@@ -93,6 +97,8 @@ fn main() -> ExitCode {
             sse: cli.sse,
             header_tool: cli.header_tool,
         },
+        sealing_key: cli.sealing_key,
+        ..Config::default()
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -171,6 +171,9 @@ async fn demonstrate(fault: Fault) {
         | Fault::MissingCapabilityWrongShape
         | Fault::MissingCapabilityWrongCode
         | Fault::CapabilityFromPreviousRequest => demonstrate_mrtr(fault).await,
+        Fault::InstanceLocalCursor | Fault::InstanceLocalRequestState | Fault::InstanceDrift => {
+            demonstrate_instances(fault).await
+        }
         Fault::ToolWithoutInputSchema
         | Fault::InvalidInputSchema
         | Fault::ContentUnknownType
@@ -1136,6 +1139,58 @@ async fn demonstrate_mrtr(fault: Fault) {
         }
         other => unreachable!("not a mrtr fault: {other:?}"),
     }
+}
+
+/// Several instances of one deployment (SCALE-1, SCALE-2): every `start` is a new instance, as
+/// a new process is.
+async fn demonstrate_instances(fault: Fault) {
+    let f = &[fault];
+    match fault {
+        Fault::InstanceLocalCursor => {
+            let (mut a, mut b) = (start(config(f)), start(config(f)));
+            let first = a.call(modern(1, "prompts/list", json!({}))).await;
+            let next = json!({ "cursor": first["result"]["nextCursor"].clone() });
+            assert!(a.call(modern(2, "prompts/list", next.clone())).await["result"].is_object());
+            assert_eq!(
+                error_code(&b.call(modern(2, "prompts/list", next)).await),
+                -32602
+            );
+        }
+        Fault::InstanceLocalRequestState => {
+            let (mut a, mut b) = (start(probe_config(f)), start(probe_config(f)));
+            let caps = json!({"elicitation": {}});
+            let first = a.call(confirm(1, caps.clone())).await["result"].clone();
+            let mut retry = confirm(2, caps);
+            retry["params"]["requestState"] = first["requestState"].clone();
+            retry["params"]["inputResponses"] = json!({"confirm": {"action": "cancel"}});
+            assert!(a.call(retry.clone()).await["result"]["content"].is_array());
+            assert_eq!(error_code(&b.call(retry).await), -32602);
+        }
+        Fault::InstanceDrift => {
+            let (a, b) = (discover_result(f).await, discover_result(f).await);
+            assert_ne!(a["capabilities"], b["capabilities"]);
+            assert_ne!(a["ttlMs"], json!(60_000));
+        }
+        other => unreachable!("not an instance fault: {other:?}"),
+    }
+}
+
+/// Without a fault, instances are interchangeable (SCALE-1, SCALE-2): a cursor and a
+/// `requestState` one issued continue on another, and both describe themselves alike.
+#[tokio::test(start_paused = true)]
+async fn instances_continue_each_others_flows() {
+    let (mut a, mut b) = (start(probe_config(&[])), start(probe_config(&[])));
+    let first = a.call(modern(1, "prompts/list", json!({}))).await;
+    let next = json!({ "cursor": first["result"]["nextCursor"].clone() });
+    assert!(b.call(modern(2, "prompts/list", next)).await["result"]["prompts"].is_array());
+    let caps = json!({"elicitation": {}});
+    let input = a.call(confirm(3, caps.clone())).await["result"].clone();
+    let mut retry = confirm(4, caps);
+    retry["params"]["requestState"] = input["requestState"].clone();
+    retry["params"]["inputResponses"] =
+        json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    assert!(b.call(retry).await["result"]["content"].is_array());
+    assert_eq!(discover_result(&[]).await, discover_result(&[]).await);
 }
 
 async fn unknown_method_code(f: &[Fault], code: i64) {

@@ -6,10 +6,12 @@
 //! `inputResponses` and the `requestState` back. Called without the capability it cannot go on
 //! and must say so with -32021. The list methods need no tool.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::prelude::*;
-use super::support::{self, advertised_lists, call_tool};
+use super::support::{
+    self, advertised_lists, answers, capabilities, first_round, is_input_required, retry, tamper,
+};
 
 /// The methods an InputRequiredResult may ask the client to run (MRTR-2), with the client
 /// capability each needs (MRTR-3).
@@ -135,82 +137,11 @@ pub fn group() -> Vec<Check> {
     ]
 }
 
-fn capabilities(caps: Value) -> crate::driver::Outgoing {
-    call_tool(tool::CONFIRM, json!({ "message": "mcpspec asks" }))
-        .meta_entry(meta::CLIENT_CAPABILITIES, caps)
-}
-
-fn is_input_required(result: &Value) -> bool {
-    result.get("resultType") == Some(&json!("input_required"))
-}
-
 /// A connection where `mcpspec_confirm` is listed, or a skip.
 async fn confirm_peer(s: &mut Scenario) -> Result<Peer, Outcome> {
     let mut peer = s.connect().await?;
     support::require_probe_tool(&mut peer, tool::CONFIRM).await?;
     Ok(peer)
-}
-
-/// The first round with the `elicitation` capability: the InputRequiredResult.
-async fn first_round(peer: &mut Peer) -> Result<Value, Outcome> {
-    let reply = peer.call(capabilities(json!({ "elicitation": {} }))).await;
-    let result = reply.expect_result(tool::CONFIRM)?;
-    if !is_input_required(result) {
-        return Err(Outcome::fail(format!(
-            "`{}` with the elicitation capability did not ask for input: {}",
-            tool::CONFIRM,
-            preview(result, 200)
-        )));
-    }
-    Ok(result.clone())
-}
-
-/// An answer to one input request, by its method.
-fn answer(input: &Value) -> Value {
-    match input.get("method").and_then(Value::as_str) {
-        Some("roots/list") => json!({ "roots": [] }),
-        Some("sampling/createMessage") => json!({
-            "role": "assistant",
-            "content": { "type": "text", "text": "mcpspec" },
-            "model": "mcpspec"
-        }),
-        _ => {
-            let props = input
-                .pointer("/params/requestedSchema/properties")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default();
-            let content: Map<String, Value> = props
-                .iter()
-                .map(|(k, schema)| {
-                    let v = match schema.get("type").and_then(Value::as_str) {
-                        Some("boolean") => json!(true),
-                        Some("number" | "integer") => json!(1),
-                        _ => json!("mcpspec"),
-                    };
-                    (k.clone(), v)
-                })
-                .collect();
-            json!({ "action": "accept", "content": content })
-        }
-    }
-}
-
-fn answers(first: &Value) -> Value {
-    let responses: Map<String, Value> = first
-        .get("inputRequests")
-        .and_then(Value::as_object)
-        .map(|reqs| reqs.iter().map(|(k, r)| (k.clone(), answer(r))).collect())
-        .unwrap_or_default();
-    Value::Object(responses)
-}
-
-async fn retry(peer: &mut Peer, state: Option<&Value>, responses: Value) -> Reply {
-    let mut out = capabilities(json!({ "elicitation": {} })).param("inputResponses", responses);
-    if let Some(state) = state {
-        out = out.param("requestState", state.clone());
-    }
-    peer.call(out).await
 }
 
 async fn lists_never_input_required(s: &mut Scenario) -> Verdict {
@@ -379,15 +310,6 @@ async fn per_request(s: &mut Scenario) -> Verdict {
         &reply,
         "the second request, declaring nothing",
     ))
-}
-
-/// `state` with its last character changed.
-fn tamper(state: &str) -> String {
-    let mut chars: Vec<char> = state.chars().collect();
-    if let Some(last) = chars.last_mut() {
-        *last = if *last == '0' { '1' } else { '0' };
-    }
-    chars.into_iter().collect()
 }
 
 async fn tampered_rejected(s: &mut Scenario) -> Verdict {

@@ -5,12 +5,12 @@
 //! names, list walking, probe-tool lookup (POL-12) and collecting the notifications around a
 //! reply.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::check::Facts;
-use crate::driver::{Outgoing, Peer, Reply, request, shorten};
+use crate::driver::{Outgoing, Peer, Reply, preview, request, shorten};
 use crate::outcome::{Era, Mismatch, Outcome};
-use crate::protocol::{code, method};
+use crate::protocol::{code, meta, method, tool};
 use crate::wire::Frame;
 
 /// A read-only method the server serves, for negative tests that must reach envelope and
@@ -237,6 +237,88 @@ pub fn name_of(item: &Value) -> Option<&str> {
     item.get("name")
         .or_else(|| item.get("uri"))
         .and_then(Value::as_str)
+}
+
+// --- input-required rounds with `mcpspec_confirm` (mrtr/*, stateless/*) ---------------------
+
+pub(super) fn capabilities(caps: Value) -> crate::driver::Outgoing {
+    call_tool(tool::CONFIRM, json!({ "message": "mcpspec asks" }))
+        .meta_entry(meta::CLIENT_CAPABILITIES, caps)
+}
+
+pub(super) fn is_input_required(result: &Value) -> bool {
+    result.get("resultType") == Some(&json!("input_required"))
+}
+
+/// The first round with the `elicitation` capability: the InputRequiredResult.
+pub(super) async fn first_round(peer: &mut Peer) -> Result<Value, Outcome> {
+    let reply = peer.call(capabilities(json!({ "elicitation": {} }))).await;
+    let result = reply.expect_result(tool::CONFIRM)?;
+    if !is_input_required(result) {
+        return Err(Outcome::fail(format!(
+            "`{}` with the elicitation capability did not ask for input: {}",
+            tool::CONFIRM,
+            preview(result, 200)
+        )));
+    }
+    Ok(result.clone())
+}
+
+/// An answer to one input request, by its method.
+fn answer(input: &Value) -> Value {
+    match input.get("method").and_then(Value::as_str) {
+        Some("roots/list") => json!({ "roots": [] }),
+        Some("sampling/createMessage") => json!({
+            "role": "assistant",
+            "content": { "type": "text", "text": "mcpspec" },
+            "model": "mcpspec"
+        }),
+        _ => {
+            let props = input
+                .pointer("/params/requestedSchema/properties")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            let content: Map<String, Value> = props
+                .iter()
+                .map(|(k, schema)| {
+                    let v = match schema.get("type").and_then(Value::as_str) {
+                        Some("boolean") => json!(true),
+                        Some("number" | "integer") => json!(1),
+                        _ => json!("mcpspec"),
+                    };
+                    (k.clone(), v)
+                })
+                .collect();
+            json!({ "action": "accept", "content": content })
+        }
+    }
+}
+
+pub(super) fn answers(first: &Value) -> Value {
+    let responses: Map<String, Value> = first
+        .get("inputRequests")
+        .and_then(Value::as_object)
+        .map(|reqs| reqs.iter().map(|(k, r)| (k.clone(), answer(r))).collect())
+        .unwrap_or_default();
+    Value::Object(responses)
+}
+
+pub(super) async fn retry(peer: &mut Peer, state: Option<&Value>, responses: Value) -> Reply {
+    let mut out = capabilities(json!({ "elicitation": {} })).param("inputResponses", responses);
+    if let Some(state) = state {
+        out = out.param("requestState", state.clone());
+    }
+    peer.call(out).await
+}
+
+/// `state` with its last character changed.
+pub(super) fn tamper(state: &str) -> String {
+    let mut chars: Vec<char> = state.chars().collect();
+    if let Some(last) = chars.last_mut() {
+        *last = if *last == '0' { '1' } else { '0' };
+    }
+    chars.into_iter().collect()
 }
 
 #[cfg(test)]

@@ -122,6 +122,21 @@ pub struct RunArgs {
     /// each revision (SCHEMA-1).
     #[arg(long, value_name = "FILE")]
     schema: Option<PathBuf>,
+    /// Run N instances of the server (1 to 16) for the `stateless/*` checks (POL-22): of the
+    /// command after `--` (each connection its own process), of the embedded reference server
+    /// (each connection its own in-memory instance), or, with --spawn-http, N HTTP servers.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=16))]
+    replicas: Option<u16>,
+    /// With --replicas N: start N streamable-HTTP instances of this shell command, each with
+    /// `{port}` replaced by a free loopback port, served at http://127.0.0.1:PORT/mcp; they are
+    /// ended with the run.
+    #[arg(
+        long,
+        value_name = "CMD",
+        requires = "replicas",
+        conflicts_with = "url"
+    )]
+    spawn_http: Option<String>,
     #[command(flatten)]
     target: TargetArgs,
 }
@@ -212,22 +227,29 @@ struct Outputs {
 /// The run's options from its flags; a usage error if the target, the baseline or the selection
 /// is wrong.
 fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
-    // No target, no fault, no eras mode: the whole catalogue on the embedded server, over both
-    // transports and with the probe profile it implements, so every check that can run does.
+    // No target, no fault, no eras mode, no instances: the whole catalogue on the embedded
+    // server, over both transports and with the probe profile it implements, so every check
+    // that can run does.
     let t = &args.target;
-    let both_transports =
-        t.url.is_none() && t.command.is_empty() && t.fault.is_empty() && t.eras.is_none();
+    let both_transports = t.url.is_empty()
+        && t.command.is_empty()
+        && t.fault.is_empty()
+        && t.eras.is_none()
+        && args.replicas.is_none()
+        && args.spawn_http.is_none();
     args.probe_profile |= both_transports;
-    let target = args
+    let (target, urls) = args
         .target
-        .target(args.probe_profile)
+        .target_and_urls(args.probe_profile)
         .map_err(Stop::Usage)?;
     cli_values::one_on_stdout(&[
         ("--json", args.json.as_ref()),
         ("--junit", args.junit.as_ref()),
         ("--markdown", args.markdown.as_ref()),
+        ("--html", args.html.as_ref()),
     ])
     .map_err(Stop::Usage)?;
+    let replicas = replica_spec(&args, urls)?;
     let baseline = match &args.baseline {
         Some(path) => Some(Baseline::load(path).map_err(|e| Stop::Usage(e.to_string()))?),
         None => None,
@@ -274,6 +296,7 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
         strict: args.strict,
         jobs,
         isolation: args.isolation,
+        replicas,
     };
     let outputs = Outputs {
         baseline,
@@ -290,6 +313,50 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
         outputs,
         both_transports,
     })
+}
+
+/// The instances `--replicas`, `--spawn-http` and several `--url` ask for (POL-22).
+fn replica_spec(
+    args: &RunArgs,
+    urls: Vec<String>,
+) -> Result<Option<mcpspec::replicas::ReplicaSpec>, Stop> {
+    use mcpspec::replicas::ReplicaSpec;
+    let count = args.replicas.map(usize::from);
+    match (&args.spawn_http, count) {
+        (Some(command), Some(count)) => {
+            if !args.target.command.is_empty()
+                || !args.target.fault.is_empty()
+                || args.target.eras.is_some()
+            {
+                return Err(Stop::Usage(
+                    "--spawn-http starts the instances itself: no command after --, no --fault \
+                     or --eras"
+                        .into(),
+                ));
+            }
+            if !command.contains("{port}") {
+                return Err(Stop::Usage(
+                    "--spawn-http needs `{port}` in the command (where the free port goes)".into(),
+                ));
+            }
+            Ok(Some(ReplicaSpec::SpawnHttp {
+                command: command.clone(),
+                count,
+            }))
+        }
+        (None, Some(_)) if !args.target.url.is_empty() => Err(Stop::Usage(
+            "--replicas starts instances of a command or of the embedded server; with --url give \
+             one --url per instance"
+                .into(),
+        )),
+        (None, Some(count)) => Ok(Some(ReplicaSpec::Copies(count))),
+        _ if urls.len() > mcpspec::replicas::MAX_INSTANCES => Err(Stop::Usage(format!(
+            "at most {} --url instances",
+            mcpspec::replicas::MAX_INSTANCES
+        ))),
+        _ if urls.len() > 1 => Ok(Some(ReplicaSpec::Urls(urls))),
+        _ => Ok(None),
+    }
 }
 
 /// Runs `checks` against `target`, with the status line on a terminal; the report, or why the

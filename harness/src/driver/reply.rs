@@ -217,6 +217,7 @@ pub(crate) fn evidence_of(frame: &Frame) -> Option<Evidence> {
     Some(Evidence {
         entry: at.seq,
         conn: at.conn,
+        instance: None,
         quote,
     })
 }

@@ -390,7 +390,7 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
 fn replay_target(args: &ReplayArgs, record: Option<&Record>) -> Result<Target, String> {
     let file = args.file.display();
     let given = &args.target;
-    let names_a_target = given.url.is_some()
+    let names_a_target = !given.url.is_empty()
         || !given.command.is_empty()
         || !given.fault.is_empty()
         || given.eras.is_some();

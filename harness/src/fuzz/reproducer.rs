@@ -171,7 +171,7 @@ impl Record {
             words.push("--eras".into());
             words.push(shell_quote(eras));
         }
-        if let Some(url) = &args.url {
+        for url in &args.url {
             words.push("--url".into());
             words.push(shell_quote(url));
         }
@@ -287,7 +287,7 @@ impl RecordedTarget {
                 ..TargetArgs::default()
             },
             RecordedTarget::Url { url } => TargetArgs {
-                url: Some(url.clone()),
+                url: vec![url.clone()],
                 ..TargetArgs::default()
             },
             RecordedTarget::Embedded { faults, eras } => TargetArgs {

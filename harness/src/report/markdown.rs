@@ -77,6 +77,23 @@ impl RunReport {
             }
         }
 
+        let stateless = self.stateless();
+        if let (Some(n), false) = (self.instances, stateless.is_empty()) {
+            let _ = writeln!(out, "\n### Statelessness across {n} instances (POL-22)\n");
+            let _ = writeln!(out, "| Check | Outcome | Requirements | Message |");
+            let _ = writeln!(out, "|---|---|---|---|");
+            for r in stateless {
+                let _ = writeln!(
+                    out,
+                    "| `{}` | {} | {} | {} |",
+                    r.id,
+                    self.label(r),
+                    r.requirements.join(", "),
+                    cell(&r.outcome.full_message())
+                );
+            }
+        }
+
         let skipped: Vec<&CheckResult> = self
             .results
             .iter()

@@ -134,10 +134,14 @@ impl ServerHandle {
                 let _ = child.start_kill();
                 let _ = tokio::time::timeout(within, child.wait()).await;
             }
-            ServerHandle::Task { task, .. } => {
+            ServerHandle::Task { task, exited } => {
                 if let Some(t) = task.take() {
                     t.abort();
                     let _ = tokio::time::timeout(within, t).await;
+                    exited.get_or_insert(ExitInfo {
+                        how: "the in-memory server was ended".into(),
+                        success: false,
+                    });
                 }
             }
             ServerHandle::Remote => {}

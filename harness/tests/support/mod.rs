@@ -109,9 +109,14 @@ pub fn quick_options() -> RunOptions {
 }
 
 /// For a check that needs the probe profile (or a tool to call, which the profile gives): the
-/// embedded server with the profile installed and the options saying so (`--probe-profile`).
-/// Other checks and targets are left as they are.
+/// embedded server with the profile installed and the options saying so (`--probe-profile`);
+/// for one that needs several instances, three (`--replicas 3`). Other checks and targets are
+/// left as they are.
 pub fn for_check(check: &Check, target: Target, mut options: RunOptions) -> (Target, RunOptions) {
+    // A check of SCALE-n runs on three instances (POL-22).
+    if check.needs.contains(&mcpspec::Need::Replicas) {
+        options.replicas = Some(mcpspec::replicas::ReplicaSpec::Copies(3));
+    }
     let profile = [mcpspec::Need::ProbeProfile, mcpspec::Need::CallableTool];
     if !check.needs.iter().any(|n| profile.contains(n)) {
         return (target, options);
@@ -604,4 +609,24 @@ pub fn assert_all_skipped(report: &RunReport, reason: Option<&str>) {
             );
         }
     }
+}
+
+/// Pids of live processes (not zombies) whose environment holds `entry` (a marker a test puts
+/// in every server it starts, to find survivors).
+pub fn processes_with_env(entry: &str) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+                s.rsplit(')')
+                    .next()
+                    .is_some_and(|r| r.trim_start().starts_with('Z'))
+            });
+            !zombie && environ.split(|b| *b == 0).any(|v| v == entry.as_bytes())
+        })
+        .collect()
 }

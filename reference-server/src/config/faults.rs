@@ -186,6 +186,10 @@ faults! {
     MissingCapabilityWrongShape = "missing-capability-wrong-shape": "META-4: the -32021 `data.requiredCapabilities` is an array of names, not a ClientCapabilities object.",
     MissingCapabilityWrongCode = "missing-capability-wrong-code": "META-4: a request needing an undeclared client capability gets -32602 instead of -32021.",
     CapabilityFromPreviousRequest = "capability-from-previous-request": "META-3: client capabilities declared on an earlier request are used for a later request that does not declare them.",
+    // --- 2026-07-28: several instances of one deployment (SCALE-1..3, `--replicas N`) -------
+    InstanceLocalCursor = "instance-local-cursor": "SCALE-1: list cursors name the instance that issued them and another instance refuses them (-32602), as a server keeping pagination state in memory would.",
+    InstanceLocalRequestState = "instance-local-request-state": "SCALE-1: `requestState` is sealed with a key drawn at random when the instance starts, so another instance rejects it.",
+    InstanceDrift = "instance-drift": "SCALE-2: each instance advertises its own `experimental` capability in discover and its own `ttlMs` on discover and list results.",
     // --- Message shape against the official schema (SCHEMA-1..3) ---------------------------
     ToolWithoutInputSchema = "tool-without-input-schema": "SCHEMA-1, SCHEMA-2: the `echo` tool in `tools/list` has no `inputSchema`.",
     InvalidInputSchema = "invalid-input-schema": "SCHEMA-2: the `add` tool's `inputSchema` says `\"type\": \"numbr\"` for `a` (not valid under the 2020-12 meta-schema).",

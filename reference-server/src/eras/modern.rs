@@ -117,7 +117,7 @@ async fn respond(
             if conn.has(Fault::CacheHintsMissingOnRead) {
                 result
             } else {
-                cacheable(result)
+                cacheable(conn, result)
             }
         }
         method::PROMPTS_LIST => {
@@ -242,6 +242,12 @@ fn discover(conn: &Connection) -> Value {
         capabilities.insert("logging".into(), json!({}));
     }
     capabilities.insert("completions".into(), json!({}));
+    if conn.has(Fault::InstanceDrift) {
+        capabilities.insert(
+            "experimental".into(),
+            json!({ "dev.mcpspec/instance": { "id": format!("{:016x}", conn.config.instance) } }),
+        );
+    }
     let mut result = Map::new();
     if !conn.has(Fault::DiscoverBadShape) {
         result.insert("supportedVersions".into(), json!(version::MODERN_SUPPORTED));
@@ -257,14 +263,17 @@ fn discover(conn: &Connection) -> Value {
     if conn.has(Fault::DiscoverNoCacheHints) {
         Value::Object(result)
     } else {
-        cacheable(Value::Object(result))
+        cacheable(conn, Value::Object(result))
     }
 }
 
 /// Adds the cache hints (CACHE-1).
-fn cacheable(mut result: Value) -> Value {
+fn cacheable(conn: &Connection, mut result: Value) -> Value {
     if let Some(obj) = result.as_object_mut() {
-        obj.insert("ttlMs".into(), json!(cache::TTL_MS));
+        obj.insert(
+            "ttlMs".into(),
+            json!(crate::features::pagination::ttl_ms(conn)),
+        );
         obj.insert("cacheScope".into(), json!(cache::SCOPE));
     }
     result

@@ -10,15 +10,14 @@
 //!   request declared (MRTR-3). A request that cannot go on without an undeclared capability
 //!   gets -32021 with `data.requiredCapabilities` as a ClientCapabilities object (META-4).
 //! - `requestState` is `hex(payload).hex(tag)`, the tag a keyed hash (SipHash, two domains,
-//!   128 bits) under a key drawn at random once per process; a state whose tag does not verify
-//!   is -32602 (MRTR-4).
+//!   128 bits) under the configured sealing key, so every instance started from the same
+//!   configuration opens what another sealed (SCALE-1); a state whose tag does not verify is
+//!   -32602 (MRTR-4). Under `instance-local-request-state` the key is the instance's own.
 //! - A retry missing some input responses gets a new InputRequiredResult for the missing ones;
 //!   responses to keys never asked for are ignored (MRTR-5).
 //! - No `ttlMs`/`cacheScope` on an InputRequiredResult (CACHE-1).
 
-use std::collections::hash_map::RandomState;
-use std::hash::BuildHasher;
-use std::sync::OnceLock;
+use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde_json::{Map, Value, json};
 
@@ -27,17 +26,27 @@ use crate::engine::scope::Scope;
 use crate::error::RpcError;
 use crate::protocol::{cache, code, method};
 
-fn key() -> &'static RandomState {
-    static KEY: OnceLock<RandomState> = OnceLock::new();
-    KEY.get_or_init(RandomState::new)
+/// The key `requestState` is sealed with on this instance.
+fn key(scope: &Scope) -> u64 {
+    let config = &scope.conn.config;
+    if scope.has(Fault::InstanceLocalRequestState) {
+        config.instance
+    } else {
+        config.sealing_key
+    }
 }
 
-fn tag(payload: &str) -> String {
-    let k = key();
+fn keyed_hash(key: u64, domain: &str, payload: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    (key, domain, payload).hash(&mut h);
+    h.finish()
+}
+
+fn tag(key: u64, payload: &str) -> String {
     format!(
         "{:016x}{:016x}",
-        k.hash_one(("mcpspec-state-1", payload)),
-        k.hash_one(("mcpspec-state-2", payload))
+        keyed_hash(key, "mcpspec-state-1", payload),
+        keyed_hash(key, "mcpspec-state-2", payload)
     )
 }
 
@@ -56,12 +65,12 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
 }
 
 /// Seals `payload` into an opaque, integrity-protected `requestState`.
-pub(crate) fn seal(payload: &Value) -> String {
+pub(crate) fn seal(scope: &Scope, payload: &Value) -> String {
     let text = payload.to_string();
-    format!("{}.{}", hex(text.as_bytes()), tag(&text))
+    format!("{}.{}", hex(text.as_bytes()), tag(key(scope), &text))
 }
 
-/// The payload of a `requestState` this process sealed; -32602 if it does not verify
+/// The payload of a `requestState` sealed under this instance's key; -32602 if it does not verify
 /// (under `request-state-not-verified` only its decoding is checked).
 pub(crate) fn open(scope: &Scope, state: &str) -> Result<Value, RpcError> {
     let tampered = || RpcError::invalid_params("`requestState` failed verification");
@@ -69,7 +78,7 @@ pub(crate) fn open(scope: &Scope, state: &str) -> Result<Value, RpcError> {
     let text = unhex(body)
         .and_then(|b| String::from_utf8(b).ok())
         .ok_or_else(tampered)?;
-    if tag(&text) != mac && !scope.has(Fault::RequestStateNotVerified) {
+    if tag(key(scope), &text) != mac && !scope.has(Fault::RequestStateNotVerified) {
         return Err(tampered());
     }
     serde_json::from_str(&text).map_err(|_| tampered())
@@ -81,7 +90,7 @@ pub(crate) fn input_required(scope: &Scope, requests: Map<String, Value>, state:
     result.insert("resultType".into(), json!("input_required"));
     if !scope.has(Fault::InputRequiredNoRequests) {
         result.insert("inputRequests".into(), Value::Object(requests));
-        result.insert("requestState".into(), json!(seal(state)));
+        result.insert("requestState".into(), json!(seal(scope, state)));
     }
     if scope.has(Fault::CacheHintsOnInputRequired) {
         result.insert("ttlMs".into(), json!(cache::TTL_MS));
@@ -148,8 +157,9 @@ mod tests {
 
     #[test]
     fn tags_depend_on_the_payload() {
-        assert_eq!(tag("x"), tag("x"));
-        assert_ne!(tag("x"), tag("y"));
-        assert_eq!(tag("x").len(), 32);
+        assert_eq!(tag(1, "x"), tag(1, "x"));
+        assert_ne!(tag(1, "x"), tag(1, "y"));
+        assert_ne!(tag(1, "x"), tag(2, "x"));
+        assert_eq!(tag(1, "x").len(), 32);
     }
 }

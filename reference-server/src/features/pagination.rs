@@ -1,6 +1,7 @@
 //! Modern list results: pages with opaque cursors (an unknown cursor is -32602, FEAT-2), the
 //! cache hints on every page with the same `cacheScope` (CACHE-1, CACHE-2), a fixed order
-//! (LIST-2) and the same content on every connection (LIST-1).
+//! (LIST-2) and the same content on every connection (LIST-1). A cursor names only its offset,
+//! so any instance continues what another began (SCALE-1).
 //!
 //! `prompts/list`, `resources/list` and `resources/templates/list` page [`PAGE_SIZE`] items at
 //! a time (there are three prompts and three resources, so both take two pages); `tools/list`
@@ -29,7 +30,10 @@ pub(crate) fn page(
 ) -> Result<Value, RpcError> {
     let offset = match params.and_then(|p| p.get("cursor")) {
         None | Some(Value::Null) => 0,
-        Some(cursor) => match cursor.as_str().and_then(|c| offset_of(c, items.len())) {
+        Some(cursor) => match cursor
+            .as_str()
+            .and_then(|c| offset_of(c, items.len(), instance_mark(scope).as_deref()))
+        {
             Some(offset) => offset,
             None if scope.has(Fault::InvalidCursorAccepted) => 0,
             None => {
@@ -44,7 +48,11 @@ pub(crate) fn page(
     let mut result = Map::new();
     result.insert(key.into(), json!(items[offset..end]));
     if end < items.len() {
-        result.insert("nextCursor".into(), json!(format!("{CURSOR_PREFIX}{end}")));
+        let mark = instance_mark(scope).unwrap_or_default();
+        result.insert(
+            "nextCursor".into(),
+            json!(format!("{CURSOR_PREFIX}{end}{mark}")),
+        );
     }
     if !scope.has(Fault::CacheHintsMissingOnList) {
         let scope_name = if offset > 0 && scope.has(Fault::CacheScopeVariesByPage) {
@@ -52,15 +60,39 @@ pub(crate) fn page(
         } else {
             cache::SCOPE
         };
-        result.insert("ttlMs".into(), json!(cache::TTL_MS));
+        result.insert("ttlMs".into(), json!(ttl_ms(&scope.conn)));
         result.insert("cacheScope".into(), json!(scope_name));
     }
     Ok(Value::Object(result))
 }
 
-/// The offset a cursor stands for: only ones this server issues (`0 < offset < len`).
-fn offset_of(cursor: &str, len: usize) -> Option<usize> {
-    let offset: usize = cursor.strip_prefix(CURSOR_PREFIX)?.parse().ok()?;
+/// Under `instance-local-cursor`, what a cursor issued here ends with: this instance's
+/// identity, as if the listing's state lived in its memory.
+fn instance_mark(scope: &Scope) -> Option<String> {
+    scope
+        .has(Fault::InstanceLocalCursor)
+        .then(|| format!("@{:016x}", scope.conn.config.instance))
+}
+
+/// The cache lifetime this instance advertises: the same on every instance, except under
+/// `instance-drift` (SCALE-2).
+pub(crate) fn ttl_ms(conn: &crate::engine::connection::Connection) -> u64 {
+    if conn.has(Fault::InstanceDrift) {
+        cache::TTL_MS + 1 + conn.config.instance % 100_000
+    } else {
+        cache::TTL_MS
+    }
+}
+
+/// The offset a cursor stands for: only ones this server issues (`0 < offset < len`), ending
+/// with `mark` when one is required.
+fn offset_of(cursor: &str, len: usize, mark: Option<&str>) -> Option<usize> {
+    let rest = cursor.strip_prefix(CURSOR_PREFIX)?;
+    let digits = match mark {
+        Some(mark) => rest.strip_suffix(mark)?,
+        None => rest,
+    };
+    let offset: usize = digits.parse().ok()?;
     (offset > 0 && offset < len).then_some(offset)
 }
 
@@ -86,10 +118,13 @@ mod tests {
 
     #[test]
     fn only_issued_cursors_are_valid() {
-        assert_eq!(offset_of("mcpspec-page-2", 3), Some(2));
-        assert_eq!(offset_of("mcpspec-page-0", 3), None);
-        assert_eq!(offset_of("mcpspec-page-3", 3), None);
-        assert_eq!(offset_of("page-2", 3), None);
-        assert_eq!(offset_of("mcpspec-page-x", 3), None);
+        assert_eq!(offset_of("mcpspec-page-2", 3, None), Some(2));
+        assert_eq!(offset_of("mcpspec-page-0", 3, None), None);
+        assert_eq!(offset_of("mcpspec-page-3", 3, None), None);
+        assert_eq!(offset_of("page-2", 3, None), None);
+        assert_eq!(offset_of("mcpspec-page-x", 3, None), None);
+        assert_eq!(offset_of("mcpspec-page-2@a", 3, Some("@a")), Some(2));
+        assert_eq!(offset_of("mcpspec-page-2@b", 3, Some("@a")), None);
+        assert_eq!(offset_of("mcpspec-page-2", 3, Some("@a")), None);
     }
 }
