@@ -114,7 +114,7 @@ async fn every_stateless_transcript_entry_names_its_instance() {
         .iter()
         .find(|r| r.id == "stateless/failover/pagination")
         .unwrap();
-    let yaml = serde_yaml::to_string(&failover.transcript).unwrap();
+    let yaml = mcpspec::yaml::to_string(&failover.transcript).unwrap();
     assert!(yaml.contains("instance: A"), "{yaml}");
     assert!(yaml.contains("instance: B"), "{yaml}");
     assert!(yaml.contains("stopped by mcpspec"), "{yaml}");

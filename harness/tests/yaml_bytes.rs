@@ -173,6 +173,7 @@ fn awkward_transcript() -> Vec<Entry> {
             // Time offsets are left out, as the snapshot form leaves them out of recorded
             // transcripts: they differ from run to run.
             at_ms: None,
+            instance: None,
             event,
         })
         .collect()

@@ -99,6 +99,7 @@ pub fn merge_files(paths: &[PathBuf]) -> Result<Merged, MergeError> {
                 "target_failure",
                 serde_json::to_value(&report.target_failure),
             ),
+            ("instances", serde_json::to_value(report.instances)),
         ] {
             match value {
                 Ok(serde_json::Value::Null) | Err(_) => object.remove(key),
@@ -136,6 +137,8 @@ pub fn merge(reports: Vec<(PathBuf, RunReport)>) -> Result<RunReport, MergeError
         if merged.target_failure.is_none() {
             merged.target_failure = report.target_failure;
         }
+        // The shard that ran the stateless/* checks says how many instances they had.
+        merged.instances = merged.instances.max(report.instances);
         merged.results.extend(report.results);
     }
     sort_in_catalogue_order(&mut merged);
@@ -256,6 +259,7 @@ mod tests {
                 unpooled: None,
             }),
             negotiation_matrix: None,
+            instances: None,
         };
         r.summarize();
         r
