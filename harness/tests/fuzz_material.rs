@@ -111,25 +111,6 @@ fn an_allowed_tool_is_called_and_its_crash_found() {
     );
 }
 
-/// Live processes (not zombies) whose command line holds `marker`.
-fn processes_with(marker: &str) -> Vec<u32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-                s.rsplit(')')
-                    .next()
-                    .is_some_and(|r| r.trim_start().starts_with('Z'))
-            });
-            !zombie && cmdline.split(|b| *b == 0).any(|a| a == marker.as_bytes())
-        })
-        .collect()
-}
-
 #[test]
 fn ctrl_c_ends_the_run_and_every_server_process_it_started() {
     let marker = format!("mcpspec-fuzz-ctrl-c-{}", std::process::id());
@@ -148,30 +129,25 @@ fn ctrl_c_ends_the_run_and_every_server_process_it_started() {
         .unwrap();
     // Fuzzing is under way once the shared process and the warm spare run (at most 20 s).
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while processes_with(&marker).len() < 2 && std::time::Instant::now() < deadline {
+    while support::processes_with_arg(&marker).len() < 2 && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(!processes_with(&marker).is_empty(), "no server was started");
+    assert!(
+        !support::processes_with_arg(&marker).is_empty(),
+        "no server was started"
+    );
     std::thread::sleep(Duration::from_millis(500));
-    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
-    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("mcpspec fuzz did not end within 10 s of Ctrl-C");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = support::interrupt_and_wait(&mut child, Duration::from_secs(10), "mcpspec fuzz");
     assert_eq!(status.code(), Some(130));
     // The servers' process groups were killed as the run ended; give the kernel a moment.
     let deadline = std::time::Instant::now() + Duration::from_secs(2);
-    while !processes_with(&marker).is_empty() && std::time::Instant::now() < deadline {
+    while !support::processes_with_arg(&marker).is_empty() && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(processes_with(&marker), Vec::<u32>::new(), "survivors");
+    assert_eq!(
+        support::processes_with_arg(&marker),
+        Vec::<u32>::new(),
+        "survivors"
+    );
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -133,30 +133,11 @@ fn finds_the_double_reply_over_stdio_and_leaves_no_process() {
     ];
     let (reproducer, _) = find("stdio-reply-twice", &args, "duplicate-reply");
     replays(&reproducer, &args, "duplicate-reply");
-    let survivors = processes_with_env(&marker);
+    let survivors = support::processes_with_env(&marker);
     assert!(
         survivors.is_empty(),
         "server processes outlived fuzz and replay: {survivors:?}"
     );
-}
-
-/// Pids of live processes (not zombies) whose environment holds `entry`.
-fn processes_with_env(entry: &str) -> Vec<u32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-                s.rsplit(')')
-                    .next()
-                    .is_some_and(|r| r.trim_start().starts_with('Z'))
-            });
-            !zombie && environ.split(|b| *b == 0).any(|v| v == entry.as_bytes())
-        })
-        .collect()
 }
 
 #[test]

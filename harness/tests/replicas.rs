@@ -337,19 +337,7 @@ fn every_spawned_instance_is_gone_after_ctrl_c() {
     }
     // Well into the run: waiting on the silent instances.
     std::thread::sleep(Duration::from_millis(500));
-    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
-    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("mcpspec did not end on SIGINT");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = support::interrupt_and_wait(&mut child, Duration::from_secs(10), "mcpspec run");
     assert_eq!(status.code(), Some(130), "{status:?}");
     // SIGKILL is sent before mcpspec exits; give the kernel a moment to end the processes.
     let deadline = std::time::Instant::now() + Duration::from_secs(3);

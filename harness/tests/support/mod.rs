@@ -614,19 +614,51 @@ pub fn assert_all_skipped(report: &RunReport, reason: Option<&str>) {
 /// Pids of live processes (not zombies) whose environment holds `entry` (a marker a test puts
 /// in every server it starts, to find survivors).
 pub fn processes_with_env(entry: &str) -> Vec<u32> {
+    live_processes_whose("environ", entry)
+}
+
+/// Pids of live processes (not zombies) with `arg` as one of their command-line arguments.
+pub fn processes_with_arg(arg: &str) -> Vec<u32> {
+    live_processes_whose("cmdline", arg)
+}
+
+/// Live processes whose NUL-separated `/proc/PID/{file}` holds `item` as one of its entries.
+fn live_processes_whose(file: &str, item: &str) -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
     dir.flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
-            let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            let entries = std::fs::read(format!("/proc/{pid}/{file}")).unwrap_or_default();
             let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
                 s.rsplit(')')
                     .next()
                     .is_some_and(|r| r.trim_start().starts_with('Z'))
             });
-            !zombie && environ.split(|b| *b == 0).any(|v| v == entry.as_bytes())
+            !zombie && entries.split(|b| *b == 0).any(|v| v == item.as_bytes())
         })
         .collect()
+}
+
+/// Sends SIGINT (Ctrl-C) to `child` and waits up to `within` for it to exit; kills it and
+/// panics, naming `what`, if it does not.
+pub fn interrupt_and_wait(
+    child: &mut std::process::Child,
+    within: Duration,
+    what: &str,
+) -> std::process::ExitStatus {
+    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{what} did not end within {within:?} of Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
