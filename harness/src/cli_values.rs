@@ -108,6 +108,39 @@ impl Destination {
         *self == Destination::Stdout
     }
 
+    /// Streams a report into the file, or onto stdout ending its line (quiet once stdout is
+    /// closed): a large report (a JSON report carries every transcript) is never held whole in
+    /// memory as text.
+    pub fn stream(
+        &self,
+        render: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> Result<(), String> {
+        use std::io::Write as _;
+        match self {
+            Destination::Stdout => {
+                let stdout = std::io::stdout();
+                let mut w = std::io::BufWriter::new(stdout.lock());
+                let written = render(&mut w)
+                    .and_then(|()| w.write_all(b"\n"))
+                    .and_then(|()| w.flush());
+                // As `out!`: a closed stdout drops the output quietly, another failure is
+                // noted on stderr; neither changes the exit code.
+                if let Err(e) = written {
+                    if e.kind() != std::io::ErrorKind::BrokenPipe {
+                        crate::errln!("mcpspec: cannot write to stdout ({e}); output dropped");
+                    }
+                }
+                Ok(())
+            }
+            Destination::File(path) => {
+                let cannot = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+                let file = std::fs::File::create(path).map_err(cannot)?;
+                let mut w = std::io::BufWriter::new(file);
+                render(&mut w).and_then(|()| w.flush()).map_err(cannot)
+            }
+        }
+    }
+
     /// Writes `text` to the file, or prints it on stdout (quiet once stdout is closed).
     pub fn write(&self, text: &str) -> Result<(), String> {
         match self {

@@ -326,6 +326,16 @@ impl RunReport {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
+    /// The same JSON as [`RunReport::to_json`], streamed into `w` (a report with every
+    /// transcript runs to megabytes: it is not built as one string first).
+    pub fn write_json(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        serde_json::to_writer_pretty(w, self).map_err(|e| match e.io_error_kind() {
+            // Keep the kind (a closed stdout is BrokenPipe, which is not an error to report).
+            Some(kind) => std::io::Error::new(kind, e),
+            None => std::io::Error::other(e),
+        })
+    }
+
     /// The self-contained HTML page (`report/html.rs`).
     pub fn to_html(&self) -> String {
         serde_json::to_value(self)

@@ -442,18 +442,22 @@ fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<u8, Stop> {
     // only if asked for.
     let reports = [
         (
-            &outputs.json,
-            RunReport::to_json as fn(&RunReport) -> String,
+            &outputs.junit,
+            RunReport::to_junit as fn(&RunReport) -> String,
         ),
-        (&outputs.junit, RunReport::to_junit),
         (&outputs.markdown, RunReport::to_markdown),
         (&outputs.html, RunReport::to_html),
     ];
-    if !reports
-        .iter()
-        .any(|(d, _)| d.as_ref().is_some_and(Destination::is_stdout))
-    {
+    let on_stdout = |d: &Option<Destination>| d.as_ref().is_some_and(Destination::is_stdout);
+    if !on_stdout(&outputs.json) && !reports.iter().any(|(d, _)| on_stdout(d)) {
         out!("{}", report.to_console(mcpspec::output::color_stdout()));
+    }
+    // The JSON report carries every transcript: streamed, never held whole as text (a flood
+    // of a server's output must not grow mcpspec's memory, README "Odd and hostile targets").
+    if let Some(destination) = &outputs.json {
+        destination
+            .stream(|w| report.write_json(w))
+            .map_err(Stop::Usage)?;
     }
     for (destination, render) in reports {
         if let Some(destination) = destination {
