@@ -24,14 +24,8 @@ async fn every_check_fails_under_its_faults() {
                 "{} names unknown fault {fault}",
                 check.id
             );
-            let (target, options) = support::for_check(
-                &check,
-                support::reference_with(&[fault]),
-                support::quick_options(),
-            );
             runs.push(tokio::spawn(async move {
-                let (target, _server) = support::over_http_if_needed(&check, fault, target).await;
-                let report = support::run(target, &[check], options).await;
+                let report = support::run_under_fault(check, fault).await;
                 (check.id, *fault, report.results[0].outcome.clone())
             }));
         }

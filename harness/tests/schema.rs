@@ -462,15 +462,7 @@ async fn recorded_reference_messages_agree_under_both_layers() {
     }
     for check in catalogue.iter().copied() {
         for fault in check.faults {
-            let (target, options) = support::for_check(
-                &check,
-                support::reference_with(&[fault]),
-                support::quick_options(),
-            );
-            runs.push(tokio::spawn(async move {
-                let (target, _server) = support::over_http_if_needed(&check, fault, target).await;
-                support::run(target, &[check], options).await
-            }));
+            runs.push(tokio::spawn(support::run_under_fault(check, fault)));
         }
     }
     let mut reports = Vec::new();

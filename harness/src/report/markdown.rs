@@ -62,36 +62,13 @@ impl RunReport {
             })
             .collect();
         if !notable.is_empty() {
-            let _ = writeln!(out, "\n### Checks that did not simply pass\n");
-            let _ = writeln!(out, "| Check | Outcome | Requirements | Message |");
-            let _ = writeln!(out, "|---|---|---|---|");
-            for r in notable {
-                let _ = writeln!(
-                    out,
-                    "| `{}` | {} | {} | {} |",
-                    r.id,
-                    self.label(r),
-                    r.requirements.join(", "),
-                    cell(&r.outcome.full_message())
-                );
-            }
+            self.check_table(&mut out, "Checks that did not simply pass", &notable);
         }
 
         let stateless = self.stateless();
         if let (Some(n), false) = (self.instances, stateless.is_empty()) {
-            let _ = writeln!(out, "\n### Statelessness across {n} instances (POL-22)\n");
-            let _ = writeln!(out, "| Check | Outcome | Requirements | Message |");
-            let _ = writeln!(out, "|---|---|---|---|");
-            for r in stateless {
-                let _ = writeln!(
-                    out,
-                    "| `{}` | {} | {} | {} |",
-                    r.id,
-                    self.label(r),
-                    r.requirements.join(", "),
-                    cell(&r.outcome.full_message())
-                );
-            }
+            let title = format!("Statelessness across {n} instances (POL-22)");
+            self.check_table(&mut out, &title, &stateless);
         }
 
         let skipped: Vec<&CheckResult> = self
@@ -113,6 +90,23 @@ impl RunReport {
             let _ = writeln!(out, "\n</details>");
         }
         out
+    }
+
+    /// One `### title` table of checks: id, outcome, requirements, message.
+    fn check_table(&self, out: &mut String, title: &str, rows: &[&CheckResult]) {
+        let _ = writeln!(out, "\n### {title}\n");
+        let _ = writeln!(out, "| Check | Outcome | Requirements | Message |");
+        let _ = writeln!(out, "|---|---|---|---|");
+        for r in rows {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} |",
+                r.id,
+                self.label(r),
+                r.requirements.join(", "),
+                cell(&r.outcome.full_message())
+            );
+        }
     }
 
     fn label(&self, r: &CheckResult) -> String {

@@ -132,6 +132,14 @@ pub fn for_check(check: &Check, target: Target, mut options: RunOptions) -> (Tar
     (target, options)
 }
 
+/// Runs `check` alone against the reference server with `fault` (a fault spec, `--http` or an
+/// era mode allowed), as the check's needs ask (probe profile, instances, HTTP).
+pub async fn run_under_fault(check: Check, fault: &'static str) -> RunReport {
+    let (target, options) = for_check(&check, reference_with(&[fault]), quick_options());
+    let (target, _server) = over_http_if_needed(&check, fault, target).await;
+    run(target, &[check], options).await
+}
+
 /// Serves an embedded target over HTTP (127.0.0.1, a free port) when `check` needs an HTTP
 /// target or its fault spec says `--http`; the handle keeps the server alive and stops it when
 /// dropped.
