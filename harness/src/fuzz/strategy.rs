@@ -83,6 +83,13 @@ impl Material {
     /// `line` with every `tools/call` to a tool it may not call renamed (batches included);
     /// lines that are not JSON are left as they are.
     pub fn guard(&self, line: Vec<u8>) -> Vec<u8> {
+        // A `tools/call` method name is either spelled out or written with escapes: a line
+        // with neither cannot call a tool, and most lines are spared a parse.
+        if memchr::memmem::find(&line, method::TOOLS_CALL.as_bytes()).is_none()
+            && memchr::memchr(b'\\', &line).is_none()
+        {
+            return line;
+        }
         let Ok(mut value) = serde_json::from_slice::<Value>(&line) else {
             return line;
         };
@@ -268,10 +275,16 @@ pub fn id() -> BoxedStrategy<Value> {
     .boxed()
 }
 
+/// Strings matching `regex`, the regex compiled once (a `&str` used as a strategy compiles it
+/// again for every value it generates).
+fn pattern(regex: &str) -> proptest::string::RegexGeneratorStrategy<String> {
+    proptest::string::string_regex(regex).unwrap_or_else(|e| panic!("bad pattern {regex}: {e}"))
+}
+
 pub fn method_name() -> BoxedStrategy<String> {
     prop_oneof![
         8 => select(METHODS).prop_map(str::to_owned),
-        1 => "[a-z/]{0,12}",
+        1 => pattern("[a-z/]{0,12}"),
         1 => any::<String>(),
     ]
     .boxed()
@@ -280,7 +293,7 @@ pub fn method_name() -> BoxedStrategy<String> {
 /// A JSON string value: plain, edge-case, arbitrary unicode.
 pub fn string() -> BoxedStrategy<String> {
     prop_oneof![
-        4 => "[a-z0-9_]{0,8}",
+        4 => pattern("[a-z0-9_]{0,8}"),
         2 => select(STRINGS).prop_map(str::to_owned),
         1 => any::<String>(),
     ]
@@ -290,7 +303,7 @@ pub fn string() -> BoxedStrategy<String> {
 pub fn key() -> BoxedStrategy<String> {
     prop_oneof![
         4 => select(KEYS).prop_map(str::to_owned),
-        1 => "[a-z_]{1,8}",
+        1 => pattern("[a-z_]{1,8}"),
         1 => any::<String>(),
     ]
     .boxed()
@@ -517,17 +530,21 @@ pub fn huge_or_deep(m: &Material) -> BoxedStrategy<Vec<u8>> {
     );
     prop_oneof![
         (1usize..200_000).prop_map(move |n| {
-            let text = "x".repeat(n);
-            message(
+            // Rendered around a marker that the text then replaces: serializing (escaping)
+            // hundreds of kilobytes of `x` for every case would cost more than sending them.
+            let rendered = message(
                 Some(json!(1)),
                 method::TOOLS_CALL.into(),
                 with_envelope(
-                    Some(json!({"name": tool, "arguments": { argument.as_str(): text }})),
+                    Some(json!({"name": tool, "arguments": { argument.as_str(): HUGE_MARKER }})),
                     Some(modern_meta()),
                 ),
             )
-            .to_string()
-            .into_bytes()
+            .to_string();
+            let marker = Value::from(HUGE_MARKER).to_string();
+            rendered
+                .replacen(&marker, &format!("\"{}\"", "x".repeat(n)), 1)
+                .into_bytes()
         }),
         (1usize..5_000).prop_map(|depth| {
             let mut s =
@@ -550,6 +567,9 @@ pub fn huge_or_deep(m: &Material) -> BoxedStrategy<Vec<u8>> {
     ]
     .boxed()
 }
+
+/// Stands for the huge text in [`huge_or_deep`] until it is rendered; no name or key has it.
+const HUGE_MARKER: &str = "\u{1}mcpspec-huge-text\u{1}";
 
 fn modern_meta() -> Value {
     json!({ meta::PROTOCOL_VERSION: version::MODERN, meta::CLIENT_CAPABILITIES: {} })
@@ -610,6 +630,67 @@ mod tests {
     use super::*;
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
+
+    /// The huge `tools/call` is rendered around a marker: the bytes must be those of the
+    /// message serialized with its text in place, and tools that may not be called stay so.
+    #[test]
+    fn huge_text_renders_as_the_message_would() {
+        let material = Material {
+            tools: vec![Tool {
+                name: "echo".into(),
+                arguments: vec!["text".into()],
+            }],
+            tools_known: true,
+            ..Material::default()
+        };
+        let mut runner = TestRunner::deterministic();
+        let strategy = huge_or_deep(&material);
+        let mut checked = 0;
+        for _ in 0..300 {
+            let line = strategy.new_tree(&mut runner).map(|t| t.current());
+            let Ok(line) = line else { continue };
+            // Deep nesting is past serde_json's recursion limit: not the arm under test.
+            let Ok(value) = serde_json::from_slice::<Value>(&line) else {
+                continue;
+            };
+            let Some(text) = value.pointer("/params/arguments/text").and_then(Value::as_str)
+            else {
+                continue;
+            };
+            assert!(!text.is_empty() && text.bytes().all(|b| b == b'x'));
+            let expected = message(
+                Some(json!(1)),
+                method::TOOLS_CALL.into(),
+                with_envelope(
+                    Some(json!({"name": "echo", "arguments": { "text": text }})),
+                    Some(modern_meta()),
+                ),
+            )
+            .to_string();
+            assert_eq!(line, expected.into_bytes());
+            checked += 1;
+        }
+        assert!(checked > 10, "only {checked} huge texts generated");
+    }
+
+    #[test]
+    fn the_guard_renames_forbidden_calls_however_spelled() {
+        let material = Material {
+            forbidden_tools: vec!["rm".into()],
+            tools_known: true,
+            ..Material::default()
+        };
+        let plain = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"rm"}}"#;
+        let escaped =
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"rm"}}"#;
+        for line in [plain.to_vec(), escaped.to_vec()] {
+            let guarded = material.guard(line);
+            let value: Value = serde_json::from_slice(&guarded).unwrap_or_default();
+            assert_eq!(value["params"]["name"], NONEXISTENT_TOOL);
+        }
+        let other = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_vec();
+        assert_eq!(material.guard(other.clone()), other);
+    }
 
     #[test]
     fn lines_have_no_newlines() {
