@@ -30,6 +30,51 @@ pub struct RunOptions {
     pub isolation: crate::pool::Mode,
     /// Several instances of the server (`--replicas`, several `--url`s; POL-22).
     pub replicas: Option<crate::replicas::ReplicaSpec>,
+    /// Where the run says which checks are running now (the status line reads it).
+    pub running: RunningChecks,
+}
+
+/// The checks running now, each with when it started: what a status line names while a long
+/// check holds the run (results are handed over in catalogue order, so the last one done can
+/// be far behind what runs).
+#[derive(Debug, Clone, Default)]
+pub struct RunningChecks(Arc<std::sync::Mutex<Vec<(&'static str, Instant)>>>);
+
+impl RunningChecks {
+    /// `id` runs from now until the guard is dropped.
+    fn enter(&self, id: &'static str) -> RunningGuard {
+        self.lock().push((id, Instant::now()));
+        RunningGuard {
+            running: self.clone(),
+            id,
+        }
+    }
+
+    /// The check that has run longest, for how long, and how many run in all.
+    pub fn longest(&self) -> Option<(&'static str, Duration, usize)> {
+        let running = self.lock();
+        let (id, since) = running.iter().min_by_key(|(_, since)| *since)?;
+        Some((id, since.elapsed(), running.len()))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(&'static str, Instant)>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Takes its check off [`RunningChecks`] when the check ends, however it ends.
+struct RunningGuard {
+    running: RunningChecks,
+    id: &'static str,
+}
+
+impl Drop for RunningGuard {
+    fn drop(&mut self) {
+        let mut running = self.running.lock();
+        if let Some(at) = running.iter().position(|(id, _)| *id == self.id) {
+            running.swap_remove(at);
+        }
+    }
 }
 
 /// The default `--jobs`: the number of cores (POL-24: mcpspec's own load must not make a server
@@ -48,6 +93,7 @@ impl Default for RunOptions {
             jobs: default_jobs(),
             isolation: crate::pool::Mode::default(),
             replicas: None,
+            running: RunningChecks::default(),
         }
     }
 }
@@ -191,6 +237,7 @@ async fn run_counted(
         );
         let replicas = replicas.clone();
         let counter = counter.clone();
+        let running = options.running.clone();
         handles[i] = Some(tokio::spawn(crate::target::counting_starts(
             counter,
             async move {
@@ -203,6 +250,7 @@ async fn run_counted(
                     budget,
                     processes,
                     replicas,
+                    running,
                 };
                 run_one(check, run).await
             },
@@ -258,6 +306,7 @@ struct Run {
     budget: Arc<crate::transcript::RunBudget>,
     processes: Arc<crate::pool::Processes>,
     replicas: Option<Arc<crate::replicas::Replicas>>,
+    running: RunningChecks,
 }
 
 async fn run_one(check: Check, run: Run) -> CheckResult {
@@ -266,6 +315,7 @@ async fn run_one(check: Check, run: Run) -> CheckResult {
     if let Some(reason) = unmet_need(&check, &run.target, &run.facts, &run.options, instances) {
         return CheckResult::new(&check, Outcome::skipped(reason), Duration::ZERO, vec![]);
     }
+    let _running = run.running.enter(check.id);
     let cap = run.settings.scenario_timeout;
     let mut scenario = Scenario::new(run.target, run.settings, run.facts, run.options)
         .with_run_budget(run.budget)

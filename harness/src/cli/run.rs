@@ -297,6 +297,7 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
         jobs,
         isolation: args.isolation,
         replicas,
+        running: Default::default(),
     };
     let outputs = Outputs {
         baseline,
@@ -376,7 +377,8 @@ fn execute(
         "mcpspec run",
         checks.len() as u64,
         mcpspec::report::progress_mode(),
-    );
+    )
+    .watching(options.running.clone());
     let observe = |r: &mcpspec::report::CheckResult| progress.check_done(checks.len(), r);
     let settings = std::sync::Arc::new(options.settings.clone());
     let run = async {

@@ -1,5 +1,5 @@
 //! Progress of long runs on stderr (not MCP progress, which `catalogue/progress.rs` judges), for
-//! `run` (checks done of the total, failing so far, the last check done) and `fuzz` (elapsed of
+//! `run` (checks done of the total, failing so far, the check running longest) and `fuzz` (elapsed of
 //! the time budget, cases, messages/s, findings). Where it goes is one decision, [`mode`]:
 //!
 //! - **a terminal, `CI` unset**: an `indicatif` bar, redrawn as work is done, cleared at the end;
@@ -67,18 +67,37 @@ impl Throttle {
     }
 }
 
-/// One line of `run`'s progress.
+/// One line of `run`'s progress: the check that has run longest when one runs (with how many
+/// run beside it), else the last one done.
 pub fn run_line(
     done: usize,
     total: usize,
     failing: usize,
     elapsed: Duration,
-    last: &str,
+    now: Now<'_>,
 ) -> String {
+    let now = match now {
+        Now::Running(id, took, 1) => format!("running: {id}, {:.0} s", took.as_secs_f64()),
+        Now::Running(id, took, n) => format!(
+            "running: {id}, {:.0} s, and {} more",
+            took.as_secs_f64(),
+            n - 1
+        ),
+        Now::LastDone(id) => format!("last done: {id}"),
+    };
     format!(
-        "{done}/{total} checks done, {failing} failing, {:.0} s (last done: {last})",
+        "{done}/{total} checks done, {failing} failing, {:.0} s ({now})",
         elapsed.as_secs_f64()
     )
+}
+
+/// What a `run` line names beside the counts.
+#[derive(Debug, Clone, Copy)]
+pub enum Now<'a> {
+    /// The check that has run longest, for how long, and how many run in all.
+    Running(&'a str, Duration, usize),
+    /// No check runs: the last one done (`none yet` before the first).
+    LastDone(&'a str),
 }
 
 /// One line of `fuzz`'s progress.
@@ -113,6 +132,7 @@ pub struct Progress {
     started: Instant,
     shown: Shown,
     run: Mutex<RunCounts>,
+    running: Option<crate::runner::RunningChecks>,
 }
 
 #[derive(Debug, Default)]
@@ -135,7 +155,14 @@ impl Progress {
             started,
             shown,
             run: Mutex::new(RunCounts::default()),
+            running: None,
         }
+    }
+
+    /// `run`: names the checks running now, as `running` tells.
+    pub fn watching(mut self, running: crate::runner::RunningChecks) -> Self {
+        self.running = Some(running);
+        self
     }
 
     /// `run`: one more check is done.
@@ -159,8 +186,13 @@ impl Progress {
             (counts.done, counts.failing, counts.last.clone())
         };
         let last = if last.is_empty() { "none yet" } else { &last };
+        let running = self.running.as_ref().and_then(|r| r.longest());
+        let now = match running {
+            Some((id, took, n)) => Now::Running(id, took, n),
+            None => Now::LastDone(last),
+        };
         self.show(done as u64, || {
-            run_line(done, total, failing, self.started.elapsed(), last)
+            run_line(done, total, failing, self.started.elapsed(), now)
         });
     }
 
@@ -255,9 +287,27 @@ mod tests {
                 141,
                 2,
                 Duration::from_millis(12_400),
-                "jsonrpc/batch/rejected"
+                Now::LastDone("jsonrpc/batch/rejected")
             ),
             "57/141 checks done, 2 failing, 12 s (last done: jsonrpc/batch/rejected)"
+        );
+        let running = |n| {
+            run_line(
+                3,
+                141,
+                0,
+                Duration::from_secs(11),
+                Now::Running("deadlock/initialize/stall", Duration::from_millis(9_600), n),
+            )
+        };
+        assert_eq!(
+            running(1),
+            "3/141 checks done, 0 failing, 11 s (running: deadlock/initialize/stall, 10 s)"
+        );
+        assert_eq!(
+            running(2),
+            "3/141 checks done, 0 failing, 11 s \
+             (running: deadlock/initialize/stall, 10 s, and 1 more)"
         );
         assert_eq!(
             fuzz_line(
