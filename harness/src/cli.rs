@@ -12,6 +12,7 @@ pub mod negotiate;
 pub mod report;
 pub mod run;
 
+use mcpspec::cli_values::Destination;
 use mcpspec::errln;
 
 /// Exit codes (README "Exit codes").
@@ -28,4 +29,44 @@ pub mod exit {
 pub fn usage_error(message: impl std::fmt::Display) -> u8 {
     errln!("mcpspec: {message}");
     exit::USAGE
+}
+
+/// The report files `run` writes and `report` writes again from a JSON report: the same flags
+/// with the same meaning in both.
+#[derive(clap::Args, Debug, Default)]
+pub struct ReportFiles {
+    /// Write the report as JSON to FILE (`-` for stdout, in place of the console report).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    pub json: Option<Destination>,
+    /// Write the report as JUnit XML to FILE (`-` for stdout, in place of the console report).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    pub junit: Option<Destination>,
+    /// Write a Markdown summary (for a CI step summary) to FILE (`-` for stdout, in place of
+    /// the console report).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    pub markdown: Option<Destination>,
+    /// Write a self-contained HTML report (summary, negotiation matrix, every check with its
+    /// requirement and its transcript as a conversation) to FILE (`-` for stdout, in place of
+    /// the console report).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    pub html: Option<Destination>,
+}
+
+impl ReportFiles {
+    /// Each flag with its destination, as [`mcpspec::cli_values::one_on_stdout`] reads them.
+    pub fn flags(&self) -> [(&'static str, Option<&Destination>); 4] {
+        [
+            ("--json", self.json.as_ref()),
+            ("--junit", self.junit.as_ref()),
+            ("--markdown", self.markdown.as_ref()),
+            ("--html", self.html.as_ref()),
+        ]
+    }
+
+    /// Whether one of them writes to stdout (in place of the console report).
+    pub fn any_on_stdout(&self) -> bool {
+        self.flags()
+            .iter()
+            .any(|(_, d)| d.is_some_and(Destination::is_stdout))
+    }
 }

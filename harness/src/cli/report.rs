@@ -22,18 +22,8 @@ pub struct ReportArgs {
     /// Merge the reports of the shards of one run (`--shard I/N`) into one report.
     #[arg(long)]
     merge: bool,
-    /// Write the report as JSON to FILE (`-` for stdout).
-    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
-    json: Option<Destination>,
-    /// Write the report as JUnit XML to FILE (`-` for stdout).
-    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
-    junit: Option<Destination>,
-    /// Write a Markdown summary to FILE (`-` for stdout).
-    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
-    markdown: Option<Destination>,
-    /// Write the self-contained HTML report to FILE (`-` for stdout).
-    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
-    html: Option<Destination>,
+    #[command(flatten)]
+    files: super::ReportFiles,
     /// Write a GitHub Actions `::error` annotation for each unexpected Fail or Error and each
     /// stale baseline entry to FILE (`-` for stdout).
     #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
@@ -46,11 +36,12 @@ pub fn run(args: ReportArgs) -> u8 {
     if args.reports.len() > 1 && !args.merge {
         return usage_error("several reports: add --merge to merge the shards of one run");
     }
+    let [json, junit, markdown, html] = args.files.flags();
     let stdout = one_on_stdout(&[
-        ("--json", args.json.as_ref()),
-        ("--junit", args.junit.as_ref()),
-        ("--markdown", args.markdown.as_ref()),
-        ("--html", args.html.as_ref()),
+        json,
+        junit,
+        markdown,
+        html,
         ("--annotations", args.annotations.as_ref()),
     ]);
     let to_stdout = match stdout {
@@ -64,12 +55,12 @@ pub fn run(args: ReportArgs) -> u8 {
     // The JSON (and the HTML page drawn from it) is the shards' own result objects,
     // transcripts and all, not a re-rendering.
     let outputs: [(&Option<Destination>, &dyn Fn() -> String); 5] = [
-        (&args.json, &|| {
+        (&args.files.json, &|| {
             serde_json::to_string_pretty(&json).unwrap_or_default()
         }),
-        (&args.junit, &|| report.to_junit()),
-        (&args.markdown, &|| report.to_markdown()),
-        (&args.html, &|| mcpspec::report::html::render(&json)),
+        (&args.files.junit, &|| report.to_junit()),
+        (&args.files.markdown, &|| report.to_markdown()),
+        (&args.files.html, &|| mcpspec::report::html::render(&json)),
         (&args.annotations, &|| report.to_github_annotations()),
     ];
     for (destination, render) in outputs {

@@ -17,7 +17,7 @@ use clap::Args;
 
 use mcpspec::baseline::Baseline;
 use mcpspec::check::CheckOptions;
-use mcpspec::cli_values::{self, DEFAULT_TIMEOUT, Destination, parse_duration};
+use mcpspec::cli_values::{self, DEFAULT_TIMEOUT, parse_duration};
 use mcpspec::driver::Settings;
 use mcpspec::target::TargetArgs;
 use mcpspec::{Check, RunOptions, RunReport, Target, catalogue, errln, out};
@@ -90,21 +90,8 @@ pub struct RunArgs {
     /// every check starts its own.
     #[arg(long, value_enum, value_name = "MODE", default_value_t = mcpspec::pool::Mode::Shared)]
     isolation: mcpspec::pool::Mode,
-    /// Write the report as JSON to FILE (`-` for stdout, in place of the console report).
-    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
-    json: Option<Destination>,
-    /// Write the report as JUnit XML to FILE (`-` for stdout, in place of the console report).
-    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
-    junit: Option<Destination>,
-    /// Write a Markdown summary (for a CI step summary) to FILE (`-` for stdout, in place of
-    /// the console report).
-    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
-    markdown: Option<Destination>,
-    /// Write a self-contained HTML report (summary, negotiation matrix, every check with its
-    /// requirement and its transcript as a conversation) to FILE (`-` for stdout, in place of
-    /// the console report).
-    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
-    html: Option<Destination>,
+    #[command(flatten)]
+    files: super::ReportFiles,
     /// Write each check's transcript as YAML into DIR.
     #[arg(long, value_name = "DIR")]
     transcripts: Option<PathBuf>,
@@ -145,7 +132,7 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> u8 {
     plan(args)
         .and_then(|plan| {
-            let with_matrix = plan.outputs.html.is_some();
+            let with_matrix = plan.outputs.files.html.is_some();
             let report = execute(
                 plan.target,
                 &plan.checks,
@@ -216,10 +203,7 @@ struct Plan {
 struct Outputs {
     baseline: Option<Baseline>,
     /// Each a file, or stdout in place of the console report (one at most).
-    json: Option<Destination>,
-    junit: Option<Destination>,
-    markdown: Option<Destination>,
-    html: Option<Destination>,
+    files: super::ReportFiles,
     /// A directory for each check's transcript as YAML.
     transcripts: Option<PathBuf>,
 }
@@ -242,13 +226,7 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
         .target
         .target_and_urls(args.probe_profile)
         .map_err(Stop::Usage)?;
-    cli_values::one_on_stdout(&[
-        ("--json", args.json.as_ref()),
-        ("--junit", args.junit.as_ref()),
-        ("--markdown", args.markdown.as_ref()),
-        ("--html", args.html.as_ref()),
-    ])
-    .map_err(Stop::Usage)?;
+    cli_values::one_on_stdout(&args.files.flags()).map_err(Stop::Usage)?;
     let replicas = replica_spec(&args, urls)?;
     let baseline = match &args.baseline {
         Some(path) => Some(Baseline::load(path).map_err(|e| Stop::Usage(e.to_string()))?),
@@ -301,10 +279,7 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
     };
     let outputs = Outputs {
         baseline,
-        json: args.json,
-        junit: args.junit,
-        markdown: args.markdown,
-        html: args.html,
+        files: args.files,
         transcripts: args.transcripts,
     };
     Ok(Plan {
@@ -442,21 +417,18 @@ fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<u8, Stop> {
     }
     // The console report, unless a report flag took stdout; then the reports, each rendered
     // only if asked for.
+    let files = &outputs.files;
     let reports = [
-        (
-            &outputs.junit,
-            RunReport::to_junit as fn(&RunReport) -> String,
-        ),
-        (&outputs.markdown, RunReport::to_markdown),
-        (&outputs.html, RunReport::to_html),
+        (&files.junit, RunReport::to_junit as fn(&RunReport) -> String),
+        (&files.markdown, RunReport::to_markdown),
+        (&files.html, RunReport::to_html),
     ];
-    let on_stdout = |d: &Option<Destination>| d.as_ref().is_some_and(Destination::is_stdout);
-    if !on_stdout(&outputs.json) && !reports.iter().any(|(d, _)| on_stdout(d)) {
+    if !files.any_on_stdout() {
         out!("{}", report.to_console(mcpspec::output::color_stdout()));
     }
     // The JSON report carries every transcript: streamed, never held whole as text (a flood
     // of a server's output must not grow mcpspec's memory, README "Odd and hostile targets").
-    if let Some(destination) = &outputs.json {
+    if let Some(destination) = &files.json {
         destination
             .stream(|w| report.write_json(w))
             .map_err(Stop::Usage)?;
