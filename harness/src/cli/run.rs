@@ -419,7 +419,10 @@ fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<u8, Stop> {
     // only if asked for.
     let files = &outputs.files;
     let reports = [
-        (&files.junit, RunReport::to_junit as fn(&RunReport) -> String),
+        (
+            &files.junit,
+            RunReport::to_junit as fn(&RunReport) -> String,
+        ),
         (&files.markdown, RunReport::to_markdown),
         (&files.html, RunReport::to_html),
     ];

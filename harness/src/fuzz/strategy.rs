@@ -653,7 +653,9 @@ mod tests {
             let Ok(value) = serde_json::from_slice::<Value>(&line) else {
                 continue;
             };
-            let Some(text) = value.pointer("/params/arguments/text").and_then(Value::as_str)
+            let Some(text) = value
+                .pointer("/params/arguments/text")
+                .and_then(Value::as_str)
             else {
                 continue;
             };
@@ -681,8 +683,7 @@ mod tests {
             ..Material::default()
         };
         let plain = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"rm"}}"#;
-        let escaped =
-            br#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"rm"}}"#;
+        let escaped = br#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"rm"}}"#;
         for line in [plain.to_vec(), escaped.to_vec()] {
             let guarded = material.guard(line);
             let value: Value = serde_json::from_slice(&guarded).unwrap_or_default();
