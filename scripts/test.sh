@@ -34,6 +34,9 @@ MCP_REFERENCE_FAULTS=panic-on-dunder-argument FUZZ_SECONDS=60 \
 echo "== ClusterFuzzLite/OSS-Fuzz build.sh (outside the base image): every target builds and runs"
 bash scripts/cflite-build-test.sh
 
+echo "== shellcheck (every shell script)"
+bash scripts/shellcheck.sh
+
 echo "== actionlint (every workflow file)"
 bash scripts/actionlint.sh .github/workflows/*.yml
 
