@@ -14,11 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcpspec-action-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch directory for one test, removed when the test ends (one that builds mcpspec with
+/// a stand-in cargo holds a copy of the binary: a few hundred megabytes each time).
+fn tempdir(name: &str) -> support::Scratch {
+    support::Scratch::new(&format!("action-{name}"))
 }
 
 fn mcpspec_bin() -> PathBuf {
@@ -51,7 +50,7 @@ fn output<'a>(outputs: &'a [(String, String)], key: &str) -> Option<&'a str> {
 /// The mock runner: one directory with the step summary (holding an earlier step's line), the
 /// outputs file and the reports.
 struct Runner {
-    dir: PathBuf,
+    dir: support::Scratch,
 }
 
 impl Runner {
