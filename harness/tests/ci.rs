@@ -16,11 +16,8 @@ fn mcpspec() -> Command {
     Command::cargo_bin("mcpspec").expect("the mcpspec binary is built")
 }
 
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcpspec-ci-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn tempdir(name: &str) -> support::Scratch {
+    support::Scratch::new(&format!("ci-{name}"))
 }
 
 fn write_baseline(dir: &Path, checks: &[&str]) -> PathBuf {

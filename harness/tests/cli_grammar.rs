@@ -6,17 +6,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use assert_cmd::Command;
 
 /// A fresh, empty directory for one test to run mcpspec in.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcpspec-grammar-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> support::Scratch {
+    support::Scratch::new(&format!("grammar-{name}"))
 }
 
 /// Runs mcpspec in `dir` without NO_COLOR or CI from the caller's environment.

@@ -78,8 +78,7 @@ fn explain_on_the_command_line_links_the_source() {
 
 #[test]
 fn a_written_baseline_lists_each_fail_with_its_message_and_makes_the_run_pass() {
-    let dir = std::env::temp_dir().join(format!("mcpspec-baseline-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::Scratch::new("baseline");
     let (baseline, json) = (dir.join("baseline.yaml"), dir.join("run.json"));
     // The run fails without a baseline.
     mcpspec()
@@ -136,5 +135,4 @@ fn a_written_baseline_lists_each_fail_with_its_message_and_makes_the_run_pass() 
         .assert()
         .code(0);
     assert_eq!(std::fs::read_to_string(&from_json).unwrap(), written);
-    let _ = std::fs::remove_dir_all(&dir);
 }

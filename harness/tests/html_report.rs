@@ -26,11 +26,8 @@ fn mcpspec() -> Command {
     Command::cargo_bin("mcpspec").expect("the mcpspec binary is built")
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcpspec-html-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> support::Scratch {
+    support::Scratch::new(&format!("html-{name}"))
 }
 
 /// A small failing run: its JSON report and its HTML page.

@@ -46,8 +46,7 @@ fn expect_passes_on_a_match_and_fails_with_the_difference() {
         .assert()
         .code(0);
     let json = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    let dir = std::env::temp_dir().join(format!("mcpspec-negotiate-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::Scratch::new("negotiate");
     let same = dir.join("same.json");
     std::fs::write(&same, &json).unwrap();
     Command::cargo_bin("mcpspec")

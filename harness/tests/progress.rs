@@ -6,7 +6,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
+mod support;
+
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -14,15 +16,12 @@ fn mcpspec() -> &'static str {
     env!("CARGO_BIN_EXE_mcpspec")
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcpspec-progress-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> support::Scratch {
+    support::Scratch::new(&format!("progress-{name}"))
 }
 
 /// mcpspec with stdout and stderr piped (not a terminal), `CI` as given.
-fn piped(dir: &PathBuf, args: &[&str], ci: Option<&str>) -> Output {
+fn piped(dir: &Path, args: &[&str], ci: Option<&str>) -> Output {
     let mut cmd = Command::new(mcpspec());
     cmd.current_dir(dir).args(args).env_remove("CI");
     if let Some(v) = ci {
@@ -32,7 +31,7 @@ fn piped(dir: &PathBuf, args: &[&str], ci: Option<&str>) -> Output {
 }
 
 /// mcpspec on a pseudo-terminal (`script -qec`), stdout and stderr together, `CI` as given.
-fn on_a_terminal(dir: &PathBuf, args: &str, ci: Option<&str>) -> String {
+fn on_a_terminal(dir: &Path, args: &str, ci: Option<&str>) -> String {
     let mut cmd = Command::new("script");
     cmd.current_dir(dir)
         .args(["-qec", &format!("{} {args}", mcpspec()), "/dev/null"])

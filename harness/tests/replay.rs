@@ -17,12 +17,8 @@ fn mcpspec() -> Command {
 }
 
 /// A fresh directory the fuzz runs and replays run in.
-fn workdir(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("mcpspec-replay-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn workdir(name: &str) -> support::Scratch {
+    support::Scratch::new(&format!("replay-test-{name}"))
 }
 
 /// Runs `mcpspec fuzz` in `dir` (reproducers into the relative `out`) until one finding of
