@@ -118,5 +118,97 @@ fn validate_answer(s: &Scenario, req: &Request, answer: &Answer) {
         .is_some();
     let mut asked = crate::schema::Asked::new(modern);
     asked.sent(&sent);
-    s.record_schema_violations(asked.validate(&s.settings().schema, received));
+    let mut violations = envelope_violations(&sent, received);
+    violations.extend(asked.validate(&s.settings().schema, received));
+    s.record_schema_violations(violations);
+}
+
+/// What is wrong with a raw answer's JSON-RPC envelope, which the schema layer (it judges the
+/// `result`, `error` or `params` member) does not see and no driver read rejected here: both
+/// `result` and `error`, an `id` no request can have, an `id` other than the request's (RPC-3;
+/// an error without an id is POL-23's, judged where a check reads the id). The error object
+/// itself is the schema layer's.
+fn envelope_violations(sent: &Value, received: &Value) -> Vec<crate::schema::Violation> {
+    let method = sent.get("method").and_then(Value::as_str).unwrap_or("?");
+    let violation = |pointer: &str, expected: String, actual: String| crate::schema::Violation {
+        method: format!("{method} reply"),
+        pointer: pointer.to_owned(),
+        expected,
+        actual,
+    };
+    if received.get("method").is_some() {
+        return Vec::new(); // a request or notification on the stream is not the answer
+    }
+    let mut found = Vec::new();
+    match crate::wire::classify(received) {
+        Err(crate::wire::DecodeError::ResultAndError) => found.push(violation(
+            "",
+            "either `result` or `error`, never both (JSON-RPC 2.0 §5)".into(),
+            format!(
+                "both, `result` {} and `error` {}",
+                crate::text::preview(&received["result"], 40),
+                crate::text::preview(&received["error"], 60)
+            ),
+        )),
+        Err(crate::wire::DecodeError::IdType { found: id }) => {
+            found.push(violation("/id", "an integer or a string".into(), id));
+        }
+        _ => {}
+    }
+    let expected = sent.get("id");
+    let got = received.get("id").filter(|id| !id.is_null());
+    if let (Some(expected), Some(got)) = (expected, got) {
+        if expected != got && crate::wire::Id::from_json(got).is_some() {
+            found.push(violation(
+                "/id",
+                format!("the id of the request it answers, {expected} (RPC-3)"),
+                got.to_string(),
+            ));
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::envelope_violations;
+
+    fn pointers(received: serde_json::Value) -> Vec<String> {
+        let sent = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover"});
+        envelope_violations(&sent, &received)
+            .into_iter()
+            .map(|v| format!("{} {}", v.pointer, v.actual))
+            .collect()
+    }
+
+    #[test]
+    fn a_well_formed_answer_has_no_envelope_violation() {
+        assert!(pointers(json!({"jsonrpc": "2.0", "id": 1, "result": {}})).is_empty());
+        let error = json!({"code": -32020, "message": "m"});
+        assert!(pointers(json!({"jsonrpc": "2.0", "id": 1, "error": error})).is_empty());
+        // An error without an id is POL-23's to judge, where a check reads the id.
+        assert!(pointers(json!({"jsonrpc": "2.0", "id": null, "error": error})).is_empty());
+    }
+
+    #[test]
+    fn both_members_a_wrong_id_and_an_id_of_no_type_are_named() {
+        let error = json!({"code": -32020, "message": "m"});
+        let both = pointers(json!({"jsonrpc": "2.0", "id": 1, "result": null, "error": error}));
+        assert_eq!(both.len(), 1);
+        assert!(both[0].starts_with(" both"), "{both:?}");
+        assert_eq!(
+            pointers(json!({"jsonrpc": "2.0", "id": "server-error", "error": error})),
+            [r#"/id "server-error""#]
+        );
+        assert_eq!(
+            pointers(json!({"jsonrpc": "2.0", "id": "1", "result": {}})),
+            [r#"/id "1""#]
+        );
+        assert_eq!(
+            pointers(json!({"jsonrpc": "2.0", "id": true, "result": {}})),
+            ["/id true"]
+        );
+    }
 }
