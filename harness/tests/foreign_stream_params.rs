@@ -64,7 +64,7 @@ const DEFECTS: &[(&str, &[&str], &str)] = &[
     (
         "elicitation-schema-string",
         INPUT_REQUIRED,
-        "tools/call result at /inputRequests/confirm: expected one of the forms of InputRequest",
+        "tools/call result at /inputRequests/confirm/params/requestedSchema: expected struct",
     ),
 ];
 
