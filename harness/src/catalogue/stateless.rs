@@ -163,7 +163,6 @@ fn page_of(pages: &[PageOrigin], index: usize) -> Option<(usize, &PageOrigin)> {
         .enumerate()
         .rev()
         .find(|(_, (_, start, _))| *start <= index)
-        .or_else(|| pages.iter().enumerate().last())
 }
 
 /// A listing difference charged to the page (and instance) where it begins.
@@ -814,6 +813,16 @@ mod tests {
         );
         let paths: Vec<&str> = out.iter().map(|(p, _, _)| p.as_str()).collect();
         assert_eq!(paths, ["/b/c/1", "/d", "/e"]);
+    }
+
+    #[test]
+    fn a_difference_is_charged_to_the_page_it_starts_in() {
+        let pages: Vec<PageOrigin> = vec![(0, 0, None), (1, 2, None), (2, 2, None)];
+        let instance = |index| page_of(&pages, index).map(|(n, (i, _, _))| (n, *i));
+        assert_eq!(instance(1), Some((0, 0)));
+        // An empty page charged for what is missing after it: the last page starting there.
+        assert_eq!(instance(2), Some((2, 2)));
+        assert_eq!(instance(9), Some((2, 2)));
     }
 
     #[test]
