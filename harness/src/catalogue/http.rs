@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::http_support::{Answer, endpoint, post};
+use super::http_support::{Answer, endpoint, post, validate_messages};
 use super::prelude::*;
 use crate::transport::http::client::{self, Request};
 
@@ -578,7 +578,8 @@ fn slow_call(id: Value, steps: u64, delay_ms: u64) -> Request {
 async fn streamed(s: &Scenario, steps: u64, delay_ms: u64) -> Result<Streamed, Outcome> {
     let e = endpoint(s)?;
     let deadline = Instant::now() + s.settings().expect_timeout + s.settings().startup_timeout;
-    let mut r = client::send(&e, &slow_call(json!(7), steps, delay_ms), deadline)
+    let call = slow_call(json!(7), steps, delay_ms);
+    let mut r = client::send(&e, &call, deadline)
         .await
         .map_err(|err| Outcome::fail(format!("the streamed call: {err}")))?;
     let mut out = Streamed {
@@ -622,6 +623,8 @@ async fn streamed(s: &Scenario, steps: u64, delay_ms: u64) -> Result<Streamed, O
             Err(_) => break,
         }
     }
+    // Every event is a message the server sent: judged by the schema layer like any other.
+    validate_messages(s, &call, &out.events);
     // The stream as a whole is what the SSE checks judge: its events, quoted, and its end.
     let events: Vec<String> = out
         .events

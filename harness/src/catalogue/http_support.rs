@@ -63,19 +63,22 @@ pub(super) async fn post(s: &Scenario, req: &Request) -> Result<Answer, Outcome>
     // An event stream is read up to its first JSON-RPC response; other bodies whole.
     let mut body = Vec::new();
     let mut json = None;
+    // What an event stream carried before its response (notifications, requests): judged too.
+    let mut before = Vec::new();
     if response.is_event_stream() {
         let mut parser = crate::transport::http::sse::SseParser::new(s.settings().max_message);
         let short = Instant::now() + s.settings().expect_timeout;
         'read: while let Ok(Some(chunk)) = response.chunk(short.min(deadline)).await {
             body.extend_from_slice(&chunk);
             for ev in parser.feed(&chunk).unwrap_or_default() {
-                let v: Option<Value> = serde_json::from_str(&ev.data).ok();
-                if v.as_ref()
-                    .is_some_and(|v| v.get("result").is_some() || v.get("error").is_some())
-                {
-                    json = v;
+                let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
+                    continue;
+                };
+                if v.get("result").is_some() || v.get("error").is_some() {
+                    json = Some(v);
                     break 'read;
                 }
+                before.push(v);
             }
         }
     } else {
@@ -96,17 +99,16 @@ pub(super) async fn post(s: &Scenario, req: &Request) -> Result<Answer, Outcome>
         format!("{head} -> {}", answer.describe()),
         &answer.describe(),
     );
-    validate_answer(s, req, &answer);
+    before.extend(answer.json.clone());
+    validate_messages(s, req, &before);
     Ok(answer)
 }
 
-/// The JSON-RPC message of a raw exchange goes through the schema layer like every frame the
-/// driver reads (SCHEMA-1, POL-20), judged by the request it answers; a message whose revision
-/// the one request does not tell (a legacy session's later requests) is not judged.
-fn validate_answer(s: &Scenario, req: &Request, answer: &Answer) {
-    let Some(received) = &answer.json else {
-        return;
-    };
+/// The JSON-RPC messages of a raw exchange (its answer, and what an event stream carried before
+/// it) go through the schema layer like every frame the driver reads (SCHEMA-1, POL-20), judged
+/// by the request they belong to; a message whose revision the one request does not tell (a
+/// legacy session's later requests) is not judged.
+pub(super) fn validate_messages(s: &Scenario, req: &Request, received: &[Value]) {
     let Ok(sent) = serde_json::from_slice::<Value>(&req.body) else {
         return;
     };
@@ -118,8 +120,11 @@ fn validate_answer(s: &Scenario, req: &Request, answer: &Answer) {
         .is_some();
     let mut asked = crate::schema::Asked::new(modern);
     asked.sent(&sent);
-    let mut violations = envelope_violations(&sent, received);
-    violations.extend(asked.validate(&s.settings().schema, received));
+    let mut violations = Vec::new();
+    for message in received {
+        violations.extend(envelope_violations(&sent, message));
+        violations.extend(asked.validate(&s.settings().schema, message));
+    }
     s.record_schema_violations(violations);
 }
 
