@@ -31,8 +31,12 @@ const HEADER_ERROR_CHECKS: &[&str] = &[
     "http/param-headers/validated",
 ];
 
-/// The checks that read the event stream of `mcpspec_slow` whole.
-const STREAM_CHECKS: &[&str] = &["http/sse/no-server-requests", "http/sse/terminates"];
+/// The checks that read the event stream of `mcpspec_slow` (close-cancels its first event).
+const STREAM_CHECKS: &[&str] = &[
+    "http/sse/no-server-requests",
+    "http/sse/terminates",
+    "http/sse/close-cancels",
+];
 
 /// (defect, the checks that get it, text each one's Fail must contain: the pointer and what
 /// came there, and what its verdict quotes)
