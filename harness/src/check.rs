@@ -496,11 +496,12 @@ impl Scenario {
     }
 
     /// Records the schema violations of a message received outside the driver (a raw HTTP
-    /// exchange), which has no transcript entry of its own.
+    /// exchange), which has no transcript entry of its own: the evidence is the exchange last
+    /// noted with [`Scenario::note_judged`], so note it first.
     pub fn record_schema_violations(&self, violations: Vec<crate::schema::Violation>) {
         if !violations.is_empty() {
             self.rec
-                .schema_violations(self.conns.max(1), None, violations);
+                .raw_schema_violations(self.conns.max(1), violations);
         }
     }
 

@@ -353,6 +353,25 @@ impl Recorder {
         seq: Option<u32>,
         violations: Vec<crate::schema::Violation>,
     ) {
+        self.schema_violations_of(conn, Some(seq), violations);
+    }
+
+    /// Records that a message received outside the driver (a raw HTTP exchange, which has no
+    /// entry of its own) breaks its schema; the evidence is the exchange noted as judged just
+    /// before (see [`Recorder::note_judged`]), the one that carried it.
+    pub fn raw_schema_violations(&self, conn: u32, violations: Vec<crate::schema::Violation>) {
+        self.schema_violations_of(conn, None, violations);
+    }
+
+    /// `entry`: the received message's entry (`Some(None)` when it has none), or `None` for a
+    /// raw exchange's message, judged as the last judged note.
+    fn schema_violations_of(
+        &self,
+        conn: u32,
+        entry: Option<Option<u32>>,
+        violations: Vec<crate::schema::Violation>,
+    ) {
+        let seq = entry.flatten();
         {
             let Ok(mut log) = self.0.lock() else {
                 return;
@@ -360,9 +379,12 @@ impl Recorder {
             if log.schema.len() >= MAX_SCHEMA_FINDINGS {
                 return;
             }
-            let evidence = seq
-                .and_then(|seq| log.entries.iter().find(|e| e.seq == seq))
-                .map(Evidence::of);
+            let evidence = match entry {
+                Some(seq) => seq
+                    .and_then(|seq| log.entries.iter().find(|e| e.seq == seq))
+                    .map(Evidence::of),
+                None => log.judged.clone(),
+            };
             log.schema.push(SchemaFinding {
                 evidence,
                 violations: violations.clone(),

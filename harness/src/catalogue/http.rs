@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::http_support::{Answer, endpoint, post};
+use super::http_support::{Answer, endpoint, post, validate_messages};
 use super::prelude::*;
 use crate::transport::http::client::{self, Request};
 
@@ -578,7 +578,8 @@ fn slow_call(id: Value, steps: u64, delay_ms: u64) -> Request {
 async fn streamed(s: &Scenario, steps: u64, delay_ms: u64) -> Result<Streamed, Outcome> {
     let e = endpoint(s)?;
     let deadline = Instant::now() + s.settings().expect_timeout + s.settings().startup_timeout;
-    let mut r = client::send(&e, &slow_call(json!(7), steps, delay_ms), deadline)
+    let call = slow_call(json!(7), steps, delay_ms);
+    let mut r = client::send(&e, &call, deadline)
         .await
         .map_err(|err| Outcome::fail(format!("the streamed call: {err}")))?;
     let mut out = Streamed {
@@ -639,6 +640,8 @@ async fn streamed(s: &Scenario, steps: u64, delay_ms: u64) -> Result<Streamed, O
     // The events first: a request among them is what one SSE check judges.
     let quote = format!("{} (stream ended: {})", events.join(" "), out.ended);
     s.note_judged(text, &quote);
+    // Every event is a message the server sent: judged by the schema layer like any other.
+    validate_messages(s, &call, &out.events);
     Ok(out)
 }
 
@@ -699,7 +702,8 @@ async fn sse_close_cancels(s: &mut Scenario) -> Verdict {
     let e = endpoint(s)?;
     let deadline = Instant::now() + s.settings().expect_timeout + s.settings().startup_timeout;
     {
-        let mut r = client::send(&e, &slow_call(id.clone(), steps, delay_ms), deadline)
+        let call = slow_call(id.clone(), steps, delay_ms);
+        let mut r = client::send(&e, &call, deadline)
             .await
             .map_err(|err| Outcome::fail(format!("the streamed call: {err}")))?;
         if !r.is_event_stream() {
@@ -708,8 +712,26 @@ async fn sse_close_cancels(s: &mut Scenario) -> Verdict {
                 r.status
             )));
         }
-        // Read the first event, then drop the connection.
-        let _ = r.chunk(deadline).await;
+        // Read the first event, then drop the connection; what it carried is judged too.
+        if let Ok(Some(chunk)) = r.chunk(deadline).await {
+            let mut parser = crate::transport::http::sse::SseParser::new(s.settings().max_message);
+            let events: Vec<Value> = parser
+                .feed(&chunk)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|ev| serde_json::from_str(&ev.data).ok())
+                .collect();
+            let quoted: Vec<String> = events
+                .iter()
+                .map(|e| crate::driver::preview(e, 120))
+                .collect();
+            let quote = quoted.join(" ");
+            s.note_judged(
+                format!("POST tools/call {}: its first event {quote}", tool::SLOW),
+                &quote,
+            );
+            validate_messages(s, &call, &events);
+        }
     }
     s.note(format!(
         "closed the stream of tools/call {id} after its first event"

@@ -63,19 +63,22 @@ pub(super) async fn post(s: &Scenario, req: &Request) -> Result<Answer, Outcome>
     // An event stream is read up to its first JSON-RPC response; other bodies whole.
     let mut body = Vec::new();
     let mut json = None;
+    // What an event stream carried before its response (notifications, requests): judged too.
+    let mut before = Vec::new();
     if response.is_event_stream() {
         let mut parser = crate::transport::http::sse::SseParser::new(s.settings().max_message);
         let short = Instant::now() + s.settings().expect_timeout;
         'read: while let Ok(Some(chunk)) = response.chunk(short.min(deadline)).await {
             body.extend_from_slice(&chunk);
             for ev in parser.feed(&chunk).unwrap_or_default() {
-                let v: Option<Value> = serde_json::from_str(&ev.data).ok();
-                if v.as_ref()
-                    .is_some_and(|v| v.get("result").is_some() || v.get("error").is_some())
-                {
-                    json = v;
+                let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
+                    continue;
+                };
+                if v.get("result").is_some() || v.get("error").is_some() {
+                    json = Some(v);
                     break 'read;
                 }
+                before.push(v);
             }
         }
     } else {
@@ -96,17 +99,16 @@ pub(super) async fn post(s: &Scenario, req: &Request) -> Result<Answer, Outcome>
         format!("{head} -> {}", answer.describe()),
         &answer.describe(),
     );
-    validate_answer(s, req, &answer);
+    before.extend(answer.json.clone());
+    validate_messages(s, req, &before);
     Ok(answer)
 }
 
-/// The JSON-RPC message of a raw exchange goes through the schema layer like every frame the
-/// driver reads (SCHEMA-1, POL-20), judged by the request it answers; a message whose revision
-/// the one request does not tell (a legacy session's later requests) is not judged.
-fn validate_answer(s: &Scenario, req: &Request, answer: &Answer) {
-    let Some(received) = &answer.json else {
-        return;
-    };
+/// The JSON-RPC messages of a raw exchange (its answer, and what an event stream carried before
+/// it) go through the schema layer like every frame the driver reads (SCHEMA-1, POL-20), judged
+/// by the request they belong to; a message whose revision the one request does not tell (a
+/// legacy session's later requests) is not judged.
+pub(super) fn validate_messages(s: &Scenario, req: &Request, received: &[Value]) {
     let Ok(sent) = serde_json::from_slice::<Value>(&req.body) else {
         return;
     };
@@ -118,5 +120,100 @@ fn validate_answer(s: &Scenario, req: &Request, answer: &Answer) {
         .is_some();
     let mut asked = crate::schema::Asked::new(modern);
     asked.sent(&sent);
-    s.record_schema_violations(asked.validate(&s.settings().schema, received));
+    let mut violations = Vec::new();
+    for message in received {
+        violations.extend(envelope_violations(&sent, message));
+        violations.extend(asked.validate(&s.settings().schema, message));
+    }
+    s.record_schema_violations(violations);
+}
+
+/// What is wrong with a raw answer's JSON-RPC envelope, which the schema layer (it judges the
+/// `result`, `error` or `params` member) does not see and no driver read rejected here: both
+/// `result` and `error`, an `id` no request can have, an `id` other than the request's (RPC-3;
+/// an error without an id is POL-23's, judged where a check reads the id). The error object
+/// itself is the schema layer's.
+fn envelope_violations(sent: &Value, received: &Value) -> Vec<crate::schema::Violation> {
+    let method = sent.get("method").and_then(Value::as_str).unwrap_or("?");
+    let violation = |pointer: &str, expected: String, actual: String| crate::schema::Violation {
+        method: format!("{method} reply"),
+        pointer: pointer.to_owned(),
+        expected,
+        actual,
+    };
+    if received.get("method").is_some() {
+        return Vec::new(); // a request or notification on the stream is not the answer
+    }
+    let mut found = Vec::new();
+    match crate::wire::classify(received) {
+        Err(crate::wire::DecodeError::ResultAndError) => found.push(violation(
+            "",
+            "either `result` or `error`, never both (JSON-RPC 2.0 §5)".into(),
+            format!(
+                "both, `result` {} and `error` {}",
+                crate::text::preview(&received["result"], 40),
+                crate::text::preview(&received["error"], 60)
+            ),
+        )),
+        Err(crate::wire::DecodeError::IdType { found: id }) => {
+            found.push(violation("/id", "an integer or a string".into(), id));
+        }
+        _ => {}
+    }
+    let expected = sent.get("id");
+    let got = received.get("id").filter(|id| !id.is_null());
+    if let (Some(expected), Some(got)) = (expected, got) {
+        if expected != got && crate::wire::Id::from_json(got).is_some() {
+            found.push(violation(
+                "/id",
+                format!("the id of the request it answers, {expected} (RPC-3)"),
+                got.to_string(),
+            ));
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::envelope_violations;
+
+    fn pointers(received: serde_json::Value) -> Vec<String> {
+        let sent = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover"});
+        envelope_violations(&sent, &received)
+            .into_iter()
+            .map(|v| format!("{} {}", v.pointer, v.actual))
+            .collect()
+    }
+
+    #[test]
+    fn a_well_formed_answer_has_no_envelope_violation() {
+        assert!(pointers(json!({"jsonrpc": "2.0", "id": 1, "result": {}})).is_empty());
+        let error = json!({"code": -32020, "message": "m"});
+        assert!(pointers(json!({"jsonrpc": "2.0", "id": 1, "error": error})).is_empty());
+        // An error without an id is POL-23's to judge, where a check reads the id.
+        assert!(pointers(json!({"jsonrpc": "2.0", "id": null, "error": error})).is_empty());
+    }
+
+    #[test]
+    fn both_members_a_wrong_id_and_an_id_of_no_type_are_named() {
+        let error = json!({"code": -32020, "message": "m"});
+        let both = pointers(json!({"jsonrpc": "2.0", "id": 1, "result": null, "error": error}));
+        assert_eq!(both.len(), 1);
+        assert!(both[0].starts_with(" both"), "{both:?}");
+        assert_eq!(
+            pointers(json!({"jsonrpc": "2.0", "id": "server-error", "error": error})),
+            [r#"/id "server-error""#]
+        );
+        assert_eq!(
+            pointers(json!({"jsonrpc": "2.0", "id": "1", "result": {}})),
+            [r#"/id "1""#]
+        );
+        assert_eq!(
+            pointers(json!({"jsonrpc": "2.0", "id": true, "result": {}})),
+            ["/id true"]
+        );
+    }
 }

@@ -151,16 +151,52 @@ async fn connect_all(s: &mut Scenario) -> Result<Vec<Peer>, Outcome> {
 /// Why a round-robin listing stopped, and the reply that showed it.
 type Stopped = (String, Option<crate::outcome::Evidence>);
 
-/// A list walked round robin: page `k` on instance `order[k % len]`. The items, how many pages,
-/// or the problem that stopped it (naming the instance that issued the cursor and the one that
-/// refused it).
+/// Where one page of a listing came from: the instance, the index of its first item in the
+/// listing, and the reply (what a verdict about that page judged).
+type PageOrigin = (usize, usize, Option<crate::outcome::Evidence>);
+
+/// The page that holds item `index` of a listing, or the last page when the listing ended
+/// before it (the page that said there was no more): the instance to charge a difference to.
+fn page_of(pages: &[PageOrigin], index: usize) -> Option<(usize, &PageOrigin)> {
+    pages
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, (_, start, _))| *start <= index)
+}
+
+/// A listing difference charged to the page (and instance) where it begins.
+fn charged(
+    list: &str,
+    what: &str,
+    (first, diff): (usize, String),
+    pages: &[PageOrigin],
+    requirement: &str,
+) -> (String, Option<crate::outcome::Evidence>) {
+    match page_of(pages, first) {
+        Some((n, (instance, _, evidence))) => (
+            format!(
+                "{list}: {what}: {diff}, in page {} from instance {} ({requirement})",
+                n + 1,
+                label(*instance)
+            ),
+            evidence.clone(),
+        ),
+        None => (format!("{list}: {what}: {diff} ({requirement})"), None),
+    }
+}
+
+/// A list walked round robin: page `k` on instance `order[k % len]`. The items and where each
+/// page came from, or the problem that stopped it (naming the instance that issued the cursor
+/// and the one that refused it).
 async fn round_robin_items(
     peers: &mut [Peer],
     order: &[usize],
     list: &str,
     key: &str,
-) -> Result<(Vec<Value>, usize), Stopped> {
+) -> Result<(Vec<Value>, Vec<PageOrigin>), Stopped> {
     let mut items = Vec::new();
+    let mut pages = Vec::new();
     let mut cursor: Option<(Value, usize)> = None;
     for page in 0..MAX_PAGES {
         let at = order[page % order.len()];
@@ -188,6 +224,7 @@ async fn round_robin_items(
             };
             return Err((problem, evidence));
         };
+        pages.push((at, items.len(), reply.evidence()));
         items.extend(
             result
                 .get(key)
@@ -197,7 +234,7 @@ async fn round_robin_items(
         );
         match result.get("nextCursor").filter(|c| !c.is_null()) {
             Some(next) => cursor = Some((next.clone(), at)),
-            None => return Ok((items, page + 1)),
+            None => return Ok((items, pages)),
         }
     }
     Err((
@@ -206,8 +243,9 @@ async fn round_robin_items(
     ))
 }
 
-/// How two listings of the same list differ, or `None` when they are equal.
-fn listing_difference(one: &[Value], other: &[Value]) -> Option<String> {
+/// How two listings of the same list differ (the index of the first item that differs, and the
+/// difference in words), or `None` when they are equal.
+fn listing_difference(one: &[Value], other: &[Value]) -> Option<(usize, String)> {
     if one == other {
         return None;
     }
@@ -217,13 +255,16 @@ fn listing_difference(one: &[Value], other: &[Value]) -> Option<String> {
         .zip(other)
         .position(|(a, b)| a != b)
         .unwrap_or(one.len().min(other.len()));
-    Some(format!(
-        "{} items against {}; first difference at item {}: {} against {}",
-        other.len(),
-        one.len(),
-        first + 1,
-        other.get(first).map_or_else(|| "nothing".into(), name),
-        one.get(first).map_or_else(|| "nothing".into(), name),
+    Some((
+        first,
+        format!(
+            "{} items against {}; first difference at item {}: {} against {}",
+            other.len(),
+            one.len(),
+            first + 1,
+            other.get(first).map_or_else(|| "nothing".into(), name),
+            one.get(first).map_or_else(|| "nothing".into(), name),
+        ),
     ))
 }
 
@@ -243,12 +284,12 @@ async fn pagination_round_robin(s: &mut Scenario) -> Verdict {
             }
             Ok((items, pages)) => {
                 if let Some(diff) = listing_difference(&single, &items) {
-                    problems.push(format!(
-                        "{list}: the listing across instances differs from instance A's own: \
-                         {diff} (SCALE-1)"
-                    ));
-                } else if pages > 1 {
-                    crossed.push(format!("{list} ({pages} pages)"));
+                    let what = "the listing across instances differs from instance A's own";
+                    let (problem, evidence) = charged(list, what, diff, &pages, "SCALE-1");
+                    problems.push(problem);
+                    judged = judged.or(evidence);
+                } else if pages.len() > 1 {
+                    crossed.push(format!("{list} ({} pages)", pages.len()));
                 }
             }
         }
@@ -531,11 +572,11 @@ async fn failover_pagination(s: &mut Scenario) -> Verdict {
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default();
-            chosen = Some((list, key, cursor.clone(), items));
+            chosen = Some((list, key, cursor.clone(), items, reply.evidence()));
             break;
         }
     }
-    let Some((list, key, cursor, mut items)) = chosen else {
+    let Some((list, key, cursor, mut items, first_page)) = chosen else {
         return Ok(Outcome::skipped(
             "no advertised list has a second page: no flow to lose an instance in",
         ));
@@ -545,6 +586,7 @@ async fn failover_pagination(s: &mut Scenario) -> Verdict {
     let single = peers[0].items(list, key).await?;
     let mut cursor = Some(cursor);
     let mut pages = 1;
+    let mut origins: Vec<PageOrigin> = vec![(0, 0, first_page)];
     while let Some(c) = cursor.take() {
         if pages >= MAX_PAGES {
             return Ok(Outcome::fail(format!(
@@ -570,6 +612,7 @@ async fn failover_pagination(s: &mut Scenario) -> Verdict {
             ))
             .with_evidence(reply.evidence()));
         };
+        origins.push((at + 1, items.len(), reply.evidence()));
         items.extend(
             result
                 .get(key)
@@ -581,10 +624,11 @@ async fn failover_pagination(s: &mut Scenario) -> Verdict {
         pages += 1;
     }
     Ok(match listing_difference(&single, &items) {
-        Some(diff) => Outcome::fail(format!(
-            "{list}: the listing finished without instance A differs from instance B's own: \
-             {diff} (SCALE-3)"
-        )),
+        Some(diff) => {
+            let what = "the listing finished without instance A differs from instance B's own";
+            let (problem, evidence) = charged(list, what, diff, &origins, "SCALE-3");
+            Outcome::fail(problem).with_evidence(evidence)
+        }
         None => Outcome::pass(format!(
             "{list}: page 1 from instance A, A stopped, the other {} pages on the remaining \
              instances; the listing is whole",
@@ -769,6 +813,16 @@ mod tests {
         );
         let paths: Vec<&str> = out.iter().map(|(p, _, _)| p.as_str()).collect();
         assert_eq!(paths, ["/b/c/1", "/d", "/e"]);
+    }
+
+    #[test]
+    fn a_difference_is_charged_to_the_page_it_starts_in() {
+        let pages: Vec<PageOrigin> = vec![(0, 0, None), (1, 2, None), (2, 2, None)];
+        let instance = |index| page_of(&pages, index).map(|(n, (i, _, _))| (n, *i));
+        assert_eq!(instance(1), Some((0, 0)));
+        // An empty page charged for what is missing after it: the last page starting there.
+        assert_eq!(instance(2), Some((2, 2)));
+        assert_eq!(instance(9), Some((2, 2)));
     }
 
     #[test]

@@ -16,13 +16,58 @@ use crate::protocol::method;
 /// params are free), else the first violation found.
 pub fn check(revision: &str, shape: Shape<'_>, body: &Value) -> Option<Result<(), Violation>> {
     match revision {
-        "2026-07-28" => modern::check(shape, body),
+        "2026-07-28" => modern::check(shape, body).map(|r| r.map_err(|v| refine_modern(v, body))),
         "2025-11-25" => r2025_11_25::check(shape, body),
         "2025-06-18" => r2025_06_18::check(shape, body),
         "2025-03-26" => r2025_03_26::check(shape, body),
         "2024-11-05" => r2024_11_05::check(shape, body),
         _ => None,
     }
+}
+
+/// The most untagged unions one violation is followed into.
+const MAX_REFINEMENTS: usize = 4;
+
+/// A 2026-07-28 value that matches no form of an untagged union is only "one of the forms of
+/// X" at the union; where the union's discriminating member says which form it meant (an input
+/// request's `method`, an elicitation's `mode`), that form's own first defect is the violation,
+/// with its deeper pointer (`/inputRequests/confirm/params/requestedSchema`, not
+/// `/inputRequests/confirm`).
+fn refine_modern(mut found: Violation, body: &Value) -> Violation {
+    use rms_2026_07_28::mcp_2026_07_28 as t;
+    for _ in 0..MAX_REFINEMENTS {
+        let Some(at) = body.pointer(&found.pointer) else {
+            return found;
+        };
+        let member = |name: &str| at.get(name).and_then(Value::as_str);
+        let shape = Shape::Result { method: "" };
+        let meant = if found.expected.ends_with("forms of InputRequest") {
+            match member("method") {
+                Some(method::ELICITATION_CREATE) => as_type::<t::ElicitRequest>(shape, at),
+                Some("sampling/createMessage") => as_type::<t::CreateMessageRequest>(shape, at),
+                Some(method::ROOTS_LIST) => as_type::<t::ListRootsRequest>(shape, at),
+                _ => return found,
+            }
+        } else if found.expected.ends_with("forms of ElicitRequestParams") {
+            // `mode` defaults to "form".
+            match member("mode") {
+                Some("url") => as_type::<t::ElicitRequestUrlParams>(shape, at),
+                _ => as_type::<t::ElicitRequestFormParams>(shape, at),
+            }
+        } else {
+            return found;
+        };
+        let Err(inner) = meant else {
+            return found;
+        };
+        found = Violation {
+            pointer: format!("{}{}", found.pointer, inner.pointer),
+            expected: inner.expected,
+            actual: inner.actual,
+            method: found.method,
+        };
+    }
+    found
 }
 
 /// Deserializes `body` as `T`; the first defect as a violation.
@@ -401,4 +446,50 @@ pub fn check_modern_named(name: &str, body: &Value) -> Option<Result<(), Violati
         "JSONRPCErrorResponse" => as_type::<t::JsonrpcErrorResponse>(shape, body),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::schema::{Shape, validate};
+
+    fn input_required(request: serde_json::Value) -> Vec<String> {
+        let body = json!({"resultType": "input_required", "inputRequests": {"confirm": request}});
+        validate(
+            "2026-07-28",
+            Shape::Result {
+                method: "tools/call",
+            },
+            &body,
+        )
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+    }
+
+    #[test]
+    fn an_input_request_that_fits_no_form_is_judged_as_the_form_its_method_names() {
+        let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}});
+        let form = |schema| {
+            json!({"method": "elicitation/create", "params": {
+            "mode": "form", "message": "Confirm?", "requestedSchema": schema}})
+        };
+        assert!(input_required(form(schema.clone())).is_empty());
+        let found = input_required(form(json!(schema.to_string())));
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].starts_with(
+                "tools/call result at /inputRequests/confirm/params/requestedSchema: expected"
+            ),
+            "{found:?}"
+        );
+        // A method no form has stays a violation of the union.
+        let found = input_required(json!({"method": "elicitation/ask", "params": {}}));
+        assert!(
+            found[0]
+                .contains("at /inputRequests/confirm: expected one of the forms of InputRequest"),
+            "{found:?}"
+        );
+    }
 }
