@@ -128,11 +128,21 @@ impl ServerHandle {
     pub async fn terminate(&mut self, within: Duration) {
         match self {
             ServerHandle::Process { child, group, .. } => {
-                if let Some(pid) = group.take() {
+                let pid = group.take();
+                if let Some(pid) = pid {
                     kill_group(pid);
                 }
                 let _ = child.start_kill();
-                let _ = tokio::time::timeout(within, child.wait()).await;
+                let deadline = tokio::time::Instant::now() + within;
+                let _ = tokio::time::timeout_at(deadline, child.wait()).await;
+                // A server started through a shell that did not exec it (`--spawn-http`'s
+                // `sh -c`) is a grandchild: killed with the group, but reaped by init, a few ms
+                // later. Gone means the whole group is gone.
+                if let Some(pid) = pid {
+                    while group_exists(pid) && tokio::time::Instant::now() < deadline {
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                    }
+                }
             }
             ServerHandle::Task { task, exited } => {
                 if let Some(t) = task.take() {
@@ -246,6 +256,22 @@ fn kill_group(pid: u32) {
 
 #[cfg(not(unix))]
 fn kill_group(_pid: u32) {}
+
+/// Whether any process (a zombie included) is left in group `pid`.
+#[cfg(unix)]
+fn group_exists(pid: u32) -> bool {
+    use rustix::process::{Pid, test_kill_process_group};
+    let group = i32::try_from(pid)
+        .ok()
+        .filter(|&p| p > 1)
+        .and_then(Pid::from_raw);
+    group.is_some_and(|g| test_kill_process_group(g).is_ok())
+}
+
+#[cfg(not(unix))]
+fn group_exists(_pid: u32) -> bool {
+    false
+}
 
 fn exit_info(status: std::process::ExitStatus) -> ExitInfo {
     #[cfg(unix)]
