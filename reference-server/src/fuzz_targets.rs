@@ -45,6 +45,7 @@ use std::task::Poll;
 use std::time::Duration;
 
 use arbitrary::{Arbitrary, Unstructured};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -294,90 +295,92 @@ fn judge(config: &Config, input: &[u8], served: Served) -> Result<(), String> {
     check_output(config, input, &served.output)
 }
 
-/// What one input line obliges the server to write.
+/// What the input obliges the server to write for one id, and what it wrote.
 #[derive(Debug, Default)]
-struct Expected {
-    /// Reply count per id (`null` included) that must be met exactly.
-    required: HashMap<String, usize>,
-    /// Replies per id that may additionally come (batch elements and their invalid wrapper).
-    optional: HashMap<String, usize>,
-    /// Methods of the requests per id, to check era rules on their replies.
-    methods: HashMap<String, Vec<String>>,
+struct Tally {
+    /// Replies that must come exactly (0: the id was not required).
+    required: usize,
+    /// Replies that may additionally come (batch elements and their invalid wrapper).
+    optional: usize,
+    /// Methods of the requests with this id, to check era rules on their replies.
+    methods: Vec<String>,
+    /// Replies written with this id.
+    seen: usize,
 }
 
 /// Checks what the server wrote against what it was sent (see the module doc).
 pub fn check_output(config: &Config, input: &[u8], output: &[u8]) -> Result<(), String> {
-    let expected = expectations(config, input);
+    let mut tallies = expectations(config, input);
     let text = std::str::from_utf8(output).map_err(|e| format!("output is not UTF-8: {e}"))?;
-    let mut seen: HashMap<String, usize> = HashMap::new();
     let mut legacy_session = false;
-    // The previous line and its parse: a line the same as the one before (one parse error per
-    // bad input line, typically) is not parsed again.
-    let mut previous: Option<(&str, Value)> = None;
+    // The previous line and its reading: a line the same as the one before (one parse error
+    // per bad input line, typically) is not read again.
+    let mut previous: Option<(&str, OutputLine)> = None;
     for line in text.lines() {
-        let value = match previous.take() {
-            Some((before, value)) if before == line => value,
-            _ => serde_json::from_slice(line.as_bytes())
+        let read = match previous.take() {
+            Some((before, read)) if before == line => read,
+            _ => read_output_line(line)
                 .map_err(|e| format!("output line is not JSON ({e}): {line:?}"))?,
         };
-        let value = &previous.insert((line, value)).1;
-        let replies = match value {
-            Value::Array(items) => items.as_slice(),
-            other => std::slice::from_ref(other),
+        let read = &previous.insert((line, read)).1;
+        let replies = match read {
+            OutputLine::Batch(items) => items.as_slice(),
+            OutputLine::Single(one) => std::slice::from_ref(one),
         };
-        for reply in replies {
-            let Value::Object(obj) = &reply else {
-                return Err(format!("output is not an object: {reply}"));
+        for (index, reply) in replies.iter().enumerate() {
+            // The reply as a `Value`, for a violation's message only.
+            let shown = || reply_text(line, read, index);
+            let Reply::Object(obj) = reply else {
+                return Err(format!("output is not an object: {}", shown()));
             };
-            if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-                return Err(format!("output without `jsonrpc: \"2.0\"`: {reply}"));
+            if !obj.jsonrpc_2_0 {
+                return Err(format!("output without `jsonrpc: \"2.0\"`: {}", shown()));
             }
-            if obj.contains_key("method") {
+            if obj.has_method {
                 // A server->client request or notification.
-                if obj.contains_key("id") && !legacy_session {
+                if obj.id.is_some() && !legacy_session {
                     return Err(format!(
-                        "server->client request outside a legacy session: {reply}"
+                        "server->client request outside a legacy session: {}",
+                        shown()
                     ));
                 }
                 continue;
             }
-            let id = obj.get("id").cloned().unwrap_or(Value::Null);
-            let key = key(&id);
-            *seen.entry(key.clone()).or_default() += 1;
-            match (obj.get("result"), obj.get("error")) {
+            let tally = tallies
+                .entry(key(obj.id.as_ref().unwrap_or(&Value::Null)))
+                .or_default();
+            tally.seen += 1;
+            match (&obj.result, &obj.error) {
                 (Some(result), None) => {
-                    let methods = expected.methods.get(&key).map(Vec::as_slice);
-                    let methods = methods.unwrap_or_default();
-                    if methods.iter().any(|m| m == method::INITIALIZE)
-                        && result.get("protocolVersion").is_some()
+                    if tally.methods.iter().any(|m| m == method::INITIALIZE)
+                        && result.protocol_version
                     {
                         legacy_session = true;
                     }
                     if legacy_session
-                        && methods.iter().all(|m| m == method::DISCOVER)
-                        && result.get("supportedVersions").is_some()
+                        && tally.methods.iter().all(|m| m == method::DISCOVER)
+                        && result.supported_versions
                     {
-                        return Err(format!("a DiscoverResult in a legacy session: {reply}"));
+                        return Err(format!("a DiscoverResult in a legacy session: {}", shown()));
                     }
                 }
-                (None, Some(error)) => {
-                    let code = error.get("code").and_then(Value::as_i64);
+                (None, Some(code)) => {
                     if !code.is_some_and(allowed_code) {
-                        return Err(format!("error code not in the allowed set: {reply}"));
+                        return Err(format!("error code not in the allowed set: {}", shown()));
                     }
                 }
                 _ => {
                     return Err(format!(
-                        "a reply needs exactly one of result/error: {reply}"
+                        "a reply needs exactly one of result/error: {}",
+                        shown()
                     ));
                 }
             }
         }
     }
-    for (key, &want) in &expected.required {
-        let got = seen.get(key).copied().unwrap_or(0);
-        let extra = expected.optional.get(key).copied().unwrap_or(0);
-        if got < want || got > want + extra {
+    for (key, tally) in &tallies {
+        let (got, want, extra) = (tally.seen, tally.required, tally.optional);
+        if want > 0 && (got < want || got > want + extra) {
             return Err(format!(
                 "id {key}: {got} replies, expected {want}{}",
                 if extra > 0 {
@@ -387,18 +390,24 @@ pub fn check_output(config: &Config, input: &[u8], output: &[u8]) -> Result<(), 
                 }
             ));
         }
-    }
-    for (key, &got) in &seen {
-        if !expected.required.contains_key(key) {
-            let extra = expected.optional.get(key).copied().unwrap_or(0);
-            if got > extra {
-                return Err(format!(
-                    "{got} replies with id {key}, which no request carried"
-                ));
-            }
+        if want == 0 && got > extra {
+            return Err(format!(
+                "{got} replies with id {key}, which no request carried"
+            ));
         }
     }
     Ok(())
+}
+
+/// Reply `index` of an output line that was read, as compact JSON.
+fn reply_text(line: &str, read: &OutputLine, index: usize) -> String {
+    let value: Value = serde_json::from_str(line).unwrap_or_default();
+    match (read, value) {
+        (OutputLine::Batch(_), Value::Array(mut items)) if index < items.len() => {
+            items.swap_remove(index).to_string()
+        }
+        (_, value) => value.to_string(),
+    }
 }
 
 /// An id as the key of the reply counts: its compact JSON text (what `Display` gives), through
@@ -421,8 +430,9 @@ fn allowed_code(code: i64) -> bool {
     )
 }
 
-fn expectations(config: &Config, input: &[u8]) -> Expected {
-    let mut e = Expected::default();
+/// What `input` obliges the server to write, per id (`null` included).
+fn expectations(config: &Config, input: &[u8]) -> HashMap<String, Tally> {
+    let mut tallies: HashMap<String, Tally> = HashMap::new();
     let null = key(&Value::Null);
     let mut lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
     if input.ends_with(b"\n") {
@@ -433,34 +443,292 @@ fn expectations(config: &Config, input: &[u8]) -> Expected {
             continue;
         }
         if line.len() > crate::protocol::MAX_LINE {
-            *e.required.entry(null.clone()).or_default() += 1;
+            tallies.entry(null.clone()).or_default().required += 1;
             continue;
         }
         match wire::decode(line, &config.faults) {
-            Inbound::ParseError(_) => *e.required.entry(null.clone()).or_default() += 1,
-            Inbound::Invalid { id, .. } => *e.required.entry(key(&id)).or_default() += 1,
+            Inbound::ParseError(_) => tallies.entry(null.clone()).or_default().required += 1,
+            Inbound::Invalid { id, .. } => tallies.entry(key(&id)).or_default().required += 1,
             Inbound::Batch(items) => {
                 // Rejected whole (one null-id error) or answered element by element.
-                *e.optional.entry(null.clone()).or_default() += 1;
+                tallies.entry(null.clone()).or_default().optional += 1;
                 for item in items {
                     let key = match wire::classify(item, &config.faults) {
                         Inbound::Invalid { id, .. } => key(&id),
                         Inbound::Message(Message::Request { id, .. }) => key(id.as_json()),
                         _ => continue,
                     };
-                    *e.optional.entry(key).or_default() += 1;
+                    tallies.entry(key).or_default().optional += 1;
                 }
             }
             Inbound::Message(Message::Request { id, method, .. }) => {
-                let key = key(id.as_json());
-                *e.required.entry(key.clone()).or_default() += 1;
-                e.methods.entry(key).or_default().push(method);
+                let tally = tallies.entry(key(id.as_json())).or_default();
+                tally.required += 1;
+                tally.methods.push(method);
             }
             Inbound::DroppedNotification(_)
             | Inbound::Message(Message::Notification { .. } | Message::Response { .. }) => {}
         }
     }
-    e
+    tallies
+}
+
+// --- reading the output ----------------------------------------------------------------------
+//
+// The judge reads each output line for the few members it checks, through the same parser a
+// `Value` goes through (`deserialize_any` all the way down: the same syntax errors, number
+// rules and recursion limit, and the last of duplicate members wins), without building the
+// value: no map, no string copies. A violation's message shows the reply parsed as a `Value`.
+
+/// One output line: a reply, or an array of them (a batch reply).
+#[derive(Debug)]
+enum OutputLine {
+    Single(Reply),
+    Batch(Vec<Reply>),
+}
+
+impl Default for OutputLine {
+    fn default() -> Self {
+        OutputLine::Single(Reply::NotObject)
+    }
+}
+
+#[derive(Debug, Default)]
+enum Reply {
+    #[default]
+    NotObject,
+    Object(ReplyObject),
+}
+
+/// The members of one reply the invariants read.
+#[derive(Debug, Default)]
+struct ReplyObject {
+    /// `jsonrpc` is the string `"2.0"`.
+    jsonrpc_2_0: bool,
+    has_method: bool,
+    id: Option<Value>,
+    result: Option<ResultKeys>,
+    /// `error` is present; its `code` as an `i64` when it is one.
+    error: Option<Option<i64>>,
+}
+
+/// The keys of a result that tell an InitializeResult and a DiscoverResult apart.
+#[derive(Debug, Default)]
+struct ResultKeys {
+    protocol_version: bool,
+    supported_versions: bool,
+}
+
+fn read_output_line(line: &str) -> serde_json::Result<OutputLine> {
+    let mut de = serde_json::Deserializer::from_str(line);
+    let read = serde::de::DeserializeSeed::deserialize(Read(LineReader), &mut de)?;
+    de.end()?;
+    Ok(read)
+}
+
+/// What to take from one JSON value; anything not handled is read and dropped, giving the
+/// default.
+trait Reader<'de>: Sized {
+    type Output: Default;
+
+    fn string(self, _s: &str) -> Self::Output {
+        Self::Output::default()
+    }
+
+    fn integer(self, _n: i128) -> Self::Output {
+        Self::Output::default()
+    }
+
+    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Output, A::Error> {
+        while map.next_entry_seed(Read(Skip), Read(Skip))?.is_some() {}
+        Ok(Self::Output::default())
+    }
+
+    fn array<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Output, A::Error> {
+        while seq.next_element_seed(Read(Skip))?.is_some() {}
+        Ok(Self::Output::default())
+    }
+}
+
+/// A [`Reader`] as a serde seed and visitor (through `deserialize_any`, like `Value`).
+struct Read<R>(R);
+
+impl<'de, R: Reader<'de>> DeserializeSeed<'de> for Read<R> {
+    type Value = R::Output;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<R::Output, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, R: Reader<'de>> Visitor<'de> for Read<R> {
+    type Value = R::Output;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<R::Output, E> {
+        Ok(R::Output::default())
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<R::Output, E> {
+        Ok(self.0.integer(v.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<R::Output, E> {
+        Ok(self.0.integer(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<R::Output, E> {
+        Ok(R::Output::default())
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<R::Output, E> {
+        Ok(self.0.string(v))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<R::Output, E> {
+        Ok(R::Output::default())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<R::Output, A::Error> {
+        self.0.array(seq)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<R::Output, A::Error> {
+        self.0.object(map)
+    }
+}
+
+/// Reads a value and keeps nothing.
+struct Skip;
+
+impl Reader<'_> for Skip {
+    type Output = ();
+}
+
+struct LineReader;
+
+impl<'de> Reader<'de> for LineReader {
+    type Output = OutputLine;
+
+    fn object<A: MapAccess<'de>>(self, map: A) -> Result<OutputLine, A::Error> {
+        ReplyReader.object(map).map(OutputLine::Single)
+    }
+
+    fn array<A: SeqAccess<'de>>(self, mut seq: A) -> Result<OutputLine, A::Error> {
+        let mut replies = Vec::new();
+        while let Some(reply) = seq.next_element_seed(Read(ReplyReader))? {
+            replies.push(reply);
+        }
+        Ok(OutputLine::Batch(replies))
+    }
+}
+
+struct ReplyReader;
+
+impl<'de> Reader<'de> for ReplyReader {
+    type Output = Reply;
+
+    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<Reply, A::Error> {
+        let mut reply = ReplyObject::default();
+        while let Some(name) = map.next_key_seed(Read(KeyName))? {
+            match name {
+                Some("jsonrpc") => reply.jsonrpc_2_0 = map.next_value_seed(Read(Is("2.0")))?,
+                Some("method") => {
+                    reply.has_method = true;
+                    map.next_value_seed(Read(Skip))?;
+                }
+                Some("id") => reply.id = Some(map.next_value()?),
+                Some("result") => reply.result = Some(map.next_value_seed(Read(ResultReader))?),
+                Some("error") => reply.error = Some(map.next_value_seed(Read(ErrorCode))?),
+                _ => map.next_value_seed(Read(Skip))?,
+            }
+        }
+        Ok(Reply::Object(reply))
+    }
+}
+
+/// A member name, kept only when it is one the judge reads.
+struct KeyName;
+
+impl Reader<'_> for KeyName {
+    type Output = Option<&'static str>;
+
+    fn string(self, s: &str) -> Option<&'static str> {
+        [
+            "jsonrpc",
+            "method",
+            "id",
+            "result",
+            "error",
+            "code",
+            "protocolVersion",
+            "supportedVersions",
+        ]
+        .into_iter()
+        .find(|known| *known == s)
+    }
+}
+
+/// Whether the value is the string given.
+struct Is(&'static str);
+
+impl Reader<'_> for Is {
+    type Output = bool;
+
+    fn string(self, s: &str) -> bool {
+        s == self.0
+    }
+}
+
+struct ResultReader;
+
+impl<'de> Reader<'de> for ResultReader {
+    type Output = ResultKeys;
+
+    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<ResultKeys, A::Error> {
+        let mut keys = ResultKeys::default();
+        while let Some(name) = map.next_key_seed(Read(KeyName))? {
+            match name {
+                Some("protocolVersion") => keys.protocol_version = true,
+                Some("supportedVersions") => keys.supported_versions = true,
+                _ => {}
+            }
+            map.next_value_seed(Read(Skip))?;
+        }
+        Ok(keys)
+    }
+}
+
+/// An error object's `code`, when it is an integer that fits an `i64`.
+struct ErrorCode;
+
+impl<'de> Reader<'de> for ErrorCode {
+    type Output = Option<i64>;
+
+    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<i64>, A::Error> {
+        let mut code = None;
+        while let Some(name) = map.next_key_seed(Read(KeyName))? {
+            if name == Some("code") {
+                code = map.next_value_seed(Read(AsI64))?;
+            } else {
+                map.next_value_seed(Read(Skip))?;
+            }
+        }
+        Ok(code)
+    }
+}
+
+struct AsI64;
+
+impl Reader<'_> for AsI64 {
+    type Output = Option<i64>;
+
+    fn integer(self, n: i128) -> Option<i64> {
+        i64::try_from(n).ok()
+    }
 }
 
 // --- the structure-aware model --------------------------------------------------------------
@@ -862,7 +1130,7 @@ impl ParamsPick {
                 p.insert("arguments".into(), args);
                 Value::Object(p)
             }
-            ParamsPick::Cursor(v) => json!({ "cursor": v.json() }),
+            ParamsPick::Cursor(v) => Value::Object(Map::from_iter([("cursor".into(), v.json())])),
             ParamsPick::Uri(u) => json!({ "uri": u.json() }),
             ParamsPick::Level(n) => {
                 let levels = crate::protocol::LOG_LEVELS;
@@ -904,7 +1172,9 @@ impl ValuePick {
                 serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number)
             }
             ValuePick::Str(s) => json!(s.chars().take(64).collect::<String>()),
-            ValuePick::Array(items) => json!(items.iter().take(8).collect::<Vec<_>>()),
+            ValuePick::Array(items) => {
+                Value::Array(items.iter().take(8).map(|&n| n.into()).collect())
+            }
             ValuePick::Object(entries) => Value::Object(
                 entries
                     .iter()
@@ -913,9 +1183,11 @@ impl ValuePick {
                     .collect(),
             ),
             ValuePick::Deep(depth) => {
+                // `Value::Array` moves `v` in; `json!([v])` would copy it through `to_value` at
+                // every level.
                 let mut v = json!(0);
                 for _ in 0..(depth % 64) {
-                    v = json!([v]);
+                    v = Value::Array(vec![v]);
                 }
                 v
             }
