@@ -37,7 +37,7 @@
 //! successful legacy handshake; a legacy session never gets a DiscoverResult. The `fuzz_*`
 //! functions panic on a violation, which is what a fuzz target reports.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::OnceLock;
@@ -52,7 +52,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use crate::config::faults::{Fault, Faults};
 use crate::config::{Config, Eras};
 use crate::protocol::{code, meta, method, version};
-use crate::wire::{self, Inbound, Message};
+use crate::wire::{self, Inbound};
 
 /// The wall-time bound on one serve: a stall past it is a finding.
 pub const SERVE_LIMIT: Duration = Duration::from_secs(5);
@@ -431,8 +431,8 @@ fn allowed_code(code: i64) -> bool {
 }
 
 /// What `input` obliges the server to write, per id (`null` included).
-fn expectations(config: &Config, input: &[u8]) -> HashMap<String, Tally> {
-    let mut tallies: HashMap<String, Tally> = HashMap::new();
+fn expectations(config: &Config, input: &[u8]) -> BTreeMap<String, Tally> {
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     let null = key(&Value::Null);
     let mut lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
     if input.ends_with(b"\n") {
@@ -446,31 +446,193 @@ fn expectations(config: &Config, input: &[u8]) -> HashMap<String, Tally> {
             tallies.entry(null.clone()).or_default().required += 1;
             continue;
         }
-        match wire::decode(line, &config.faults) {
-            Inbound::ParseError(_) => tallies.entry(null.clone()).or_default().required += 1,
-            Inbound::Invalid { id, .. } => tallies.entry(key(&id)).or_default().required += 1,
-            Inbound::Batch(items) => {
-                // Rejected whole (one null-id error) or answered element by element.
-                tallies.entry(null.clone()).or_default().optional += 1;
-                for item in items {
-                    let key = match wire::classify(item, &config.faults) {
-                        Inbound::Invalid { id, .. } => key(&id),
-                        Inbound::Message(Message::Request { id, .. }) => key(id.as_json()),
-                        _ => continue,
-                    };
-                    tallies.entry(key).or_default().optional += 1;
-                }
-            }
-            Inbound::Message(Message::Request { id, method, .. }) => {
-                let tally = tallies.entry(key(id.as_json())).or_default();
+        match owed(line, &config.faults) {
+            Owed::Nothing => {}
+            Owed::Reply(id) => tallies.entry(key(&id)).or_default().required += 1,
+            Owed::Answer { id, method } => {
+                let tally = tallies.entry(key(&id)).or_default();
                 tally.required += 1;
                 tally.methods.push(method);
             }
-            Inbound::DroppedNotification(_)
-            | Inbound::Message(Message::Notification { .. } | Message::Response { .. }) => {}
+            Owed::Batch(ids) => {
+                // Rejected whole (one null-id error) or answered element by element.
+                tallies.entry(null.clone()).or_default().optional += 1;
+                for id in ids {
+                    tallies.entry(key(&id)).or_default().optional += 1;
+                }
+            }
         }
     }
     tallies
+}
+
+/// What one input line obliges the server to write, as [`wire::decode`] classifies it.
+#[derive(Debug, PartialEq)]
+enum Owed {
+    /// A notification (served or dropped) or a client response: no reply.
+    Nothing,
+    /// One error reply with this id: a parse error (`null`) or an invalid request.
+    Reply(Value),
+    /// One reply (a result or an error) to a request.
+    Answer { id: Value, method: String },
+    /// A batch: one null-id error, or one reply per element with these ids.
+    Batch(Vec<Value>),
+}
+
+/// [`Owed`] for one line: the members [`wire::classify`] reads, by its rules, read without
+/// building the message (a tool call's arguments, say) as a `Value`; the parse is the one a
+/// `Value` goes through, so the line is JSON exactly when `wire::decode` says so.
+fn owed(line: &[u8], faults: &Faults) -> Owed {
+    let mut de = serde_json::Deserializer::from_slice(line);
+    let read = DeserializeSeed::deserialize(Read(InboundReader), &mut de).and_then(|read| {
+        de.end()?;
+        Ok(read)
+    });
+    match read {
+        Err(_) => Owed::Reply(Value::Null),
+        Ok(InboundLine::Batch(items)) => Owed::Batch(
+            items
+                .into_iter()
+                .filter_map(|item| match owed_by(item, faults) {
+                    Owed::Reply(id) | Owed::Answer { id, .. } => Some(id),
+                    Owed::Nothing | Owed::Batch(_) => None,
+                })
+                .collect(),
+        ),
+        Ok(InboundLine::Single(message)) => owed_by(message, faults),
+    }
+}
+
+/// [`wire::classify`]'s rules on the members read.
+fn owed_by(message: InboundShape, faults: &Faults) -> Owed {
+    let InboundShape::Object(m) = message else {
+        return Owed::Reply(Value::Null);
+    };
+    let id = match m.id {
+        None => None,
+        Some(id @ Value::String(_)) => Some(id),
+        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(Value::Number(n)),
+        Some(Value::Null) if faults.has(Fault::NullIdAnswered) => Some(Value::Null),
+        Some(_) => return Owed::Reply(Value::Null),
+    };
+    let jsonrpc_ok = m.jsonrpc_2_0 || faults.has(Fault::AcceptAnyJsonrpcVersion);
+    let params_ok = m.params_structured.unwrap_or(true);
+    match (m.method, id) {
+        (Some(Some(_)), None) => Owed::Nothing,
+        (Some(Some(method)), Some(id)) if jsonrpc_ok && params_ok => Owed::Answer { id, method },
+        (Some(_), id) => Owed::Reply(id.unwrap_or(Value::Null)),
+        (None, Some(_)) if (m.has_result || m.has_error) && !(m.has_result && m.has_error) => {
+            Owed::Nothing
+        }
+        (None, id) => Owed::Reply(id.unwrap_or(Value::Null)),
+    }
+}
+
+/// One input line as the judge reads it.
+#[derive(Debug)]
+enum InboundLine {
+    Single(InboundShape),
+    Batch(Vec<InboundShape>),
+}
+
+impl Default for InboundLine {
+    fn default() -> Self {
+        InboundLine::Single(InboundShape::NotObject)
+    }
+}
+
+#[derive(Debug, Default)]
+enum InboundShape {
+    #[default]
+    NotObject,
+    Object(InboundMembers),
+}
+
+/// The members of an inbound message [`wire::classify`] reads (the last of duplicates wins).
+#[derive(Debug, Default)]
+struct InboundMembers {
+    id: Option<Value>,
+    jsonrpc_2_0: bool,
+    /// `method` is present; its text when it is a string.
+    method: Option<Option<String>>,
+    /// `params` is present; whether it is an object or an array.
+    params_structured: Option<bool>,
+    has_result: bool,
+    has_error: bool,
+}
+
+struct InboundReader;
+
+impl<'de> Reader<'de> for InboundReader {
+    type Output = InboundLine;
+
+    fn object<A: MapAccess<'de>>(self, map: A) -> Result<InboundLine, A::Error> {
+        MessageReader.object(map).map(InboundLine::Single)
+    }
+
+    fn array<A: SeqAccess<'de>>(self, mut seq: A) -> Result<InboundLine, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(Read(MessageReader))? {
+            items.push(item);
+        }
+        Ok(InboundLine::Batch(items))
+    }
+}
+
+struct MessageReader;
+
+impl<'de> Reader<'de> for MessageReader {
+    type Output = InboundShape;
+
+    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<InboundShape, A::Error> {
+        let mut m = InboundMembers::default();
+        while let Some(name) = map.next_key_seed(Read(KeyName))? {
+            match name {
+                Some("id") => m.id = Some(map.next_value()?),
+                Some("jsonrpc") => m.jsonrpc_2_0 = map.next_value_seed(Read(Is("2.0")))?,
+                Some("method") => m.method = Some(map.next_value_seed(Read(Text))?),
+                Some("params") => {
+                    m.params_structured = Some(map.next_value_seed(Read(Structured))?)
+                }
+                Some("result") => {
+                    m.has_result = true;
+                    map.next_value_seed(Read(Skip))?;
+                }
+                Some("error") => {
+                    m.has_error = true;
+                    map.next_value_seed(Read(Skip))?;
+                }
+                _ => map.next_value_seed(Read(Skip))?,
+            }
+        }
+        Ok(InboundShape::Object(m))
+    }
+}
+
+/// A string's text.
+struct Text;
+
+impl Reader<'_> for Text {
+    type Output = Option<String>;
+
+    fn string(self, s: &str) -> Option<String> {
+        Some(s.to_owned())
+    }
+}
+
+/// Whether the value is an object or an array.
+struct Structured;
+
+impl<'de> Reader<'de> for Structured {
+    type Output = bool;
+
+    fn object<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
+        Skip.object(map).map(|()| true)
+    }
+
+    fn array<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
+        Skip.array(seq).map(|()| true)
+    }
 }
 
 // --- reading the output ----------------------------------------------------------------------
@@ -666,6 +828,7 @@ impl Reader<'_> for KeyName {
             "code",
             "protocolVersion",
             "supportedVersions",
+            "params",
         ]
         .into_iter()
         .find(|known| *known == s)
@@ -1222,6 +1385,132 @@ impl ProbePick {
             ProbePick::RewriteParams => json!({"rewrite": {"params": {"name": "echo"}}}),
             ProbePick::Answer => json!({"answer": {"answered": true}}),
             ProbePick::NotAnObject => json!(["refuse"]),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::wire::Message;
+
+    /// [`Owed`] through the server's own codec: what [`owed`] must agree with.
+    fn owed_by_decode(line: &[u8], faults: &Faults) -> Owed {
+        let of = |inbound| match inbound {
+            Inbound::ParseError(_) => Owed::Reply(Value::Null),
+            Inbound::Invalid { id, .. } => Owed::Reply(id),
+            Inbound::Message(Message::Request { id, method, .. }) => Owed::Answer {
+                id: id.as_json().clone(),
+                method,
+            },
+            Inbound::Batch(_)
+            | Inbound::DroppedNotification(_)
+            | Inbound::Message(Message::Notification { .. } | Message::Response { .. }) => {
+                Owed::Nothing
+            }
+        };
+        match wire::decode(line, faults) {
+            Inbound::Batch(items) => Owed::Batch(
+                items
+                    .into_iter()
+                    .filter_map(|item| match of(wire::classify(item, faults)) {
+                        Owed::Reply(id) | Owed::Answer { id, .. } => Some(id),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+            inbound => of(inbound),
+        }
+    }
+
+    fn lines_of(input: &[u8]) -> impl Iterator<Item = &[u8]> {
+        input.split(|&b| b == b'\n')
+    }
+
+    #[test]
+    fn the_judge_reads_input_lines_as_the_codec_classifies_them() {
+        let deep = |depth: usize| format!("{}0{}", "[".repeat(depth), "]".repeat(depth));
+        let crafted: Vec<String> = vec![
+            String::new(),
+            "{oops".into(),
+            "42".into(),
+            "\"text\"".into(),
+            "null".into(),
+            "[]".into(),
+            "[1,{},{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"method\":\"n\"}]".into(),
+            "[{\"id\":\"a\",\"method\":7},{\"id\":1.5,\"method\":\"m\"},{\"id\":null,\"method\":\"m\"}]".into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":"x","method":"ping","params":{}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":-4,"method":"ping","params":[1]}"#.into(),
+            r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":3}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":null}"#.into(),
+            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#.into(),
+            r#"{"jsonrpc":2,"id":1,"method":"ping"}"#.into(),
+            r#"{"id":1,"method":"ping"}"#.into(),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into(),
+            r#"{"jsonrpc":"1.0","method":"n"}"#.into(),
+            r#"{"jsonrpc":"2.0","method":"n","params":"p"}"#.into(),
+            r#"{"jsonrpc":"2.0","method":7}"#.into(),
+            r#"{"jsonrpc":"2.0","id":2,"method":{"a":1}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1.0,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1e2,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":-0,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":true,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":[1],"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":{"a":[]},"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":"srv-1","result":{}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":"srv-1","error":{"code":1}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":"srv-1","result":{},"error":{}}"#.into(),
+            r#"{"jsonrpc":"2.0","result":{}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":5}"#.into(),
+            r#"{"jsonrpc":"2.0"}"#.into(),
+            r#"{}"#.into(),
+            // Duplicates: the last one counts.
+            r#"{"jsonrpc":"2.0","id":1,"id":true,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":true,"id":1,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","jsonrpc":"1","id":1,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":1,"params":{}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":"\u0031","me\u0074hod":"p\u00e9"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"x":1e400}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"m"} trailing"#.into(),
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{}}}"#, deep(126)),
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{}}}"#, deep(127)),
+            deep(200),
+        ];
+        let mut lines: Vec<Vec<u8>> = crafted.into_iter().map(String::into_bytes).collect();
+        lines.push(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}".to_vec());
+        lines.push(b"\xff\xfe".to_vec());
+        let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/fuzz");
+        for dir in ["seeds", "regressions"] {
+            for entry in std::fs::read_dir(seeds.join(dir)).unwrap() {
+                let input = std::fs::read(entry.unwrap().path()).unwrap();
+                lines.extend(lines_of(&input).map(<[u8]>::to_vec));
+                if let Some(session) = Session::from_bytes(&input) {
+                    let (_, rendered) = session.render(Faults::none());
+                    lines.extend(lines_of(&rendered).map(<[u8]>::to_vec));
+                }
+            }
+        }
+        let fault_sets = [
+            Faults::none(),
+            Faults::none().with(Fault::NullIdAnswered),
+            Faults::none().with(Fault::AcceptAnyJsonrpcVersion),
+            Faults::none().with(Fault::InvalidRequestWrongCode),
+        ];
+        for faults in &fault_sets {
+            for line in &lines {
+                assert_eq!(
+                    owed(line, faults),
+                    owed_by_decode(line, faults),
+                    "{:?} with {faults:?}",
+                    String::from_utf8_lossy(line)
+                );
+            }
         }
     }
 }

@@ -297,7 +297,11 @@ fn the_judge_catches_the_server_faults_it_is_about() {
             b"{oops\n",
             "exactly one of result/error",
         ),
-        (Fault::IdAsNumber, tool_call, "which no request carried"),
+        (
+            Fault::IdAsNumber,
+            tool_call,
+            "id \"7\": 0 replies, expected 1",
+        ),
         (Fault::ReplyTwice, tool_call, "2 replies, expected 1"),
     ];
     for (fault, input, named) in cases {
