@@ -483,14 +483,9 @@ enum Owed {
 /// building the message (a tool call's arguments, say) as a `Value`; the parse is the one a
 /// `Value` goes through, so the line is JSON exactly when `wire::decode` says so.
 fn owed(line: &[u8], faults: &Faults) -> Owed {
-    let mut de = serde_json::Deserializer::from_slice(line);
-    let read = DeserializeSeed::deserialize(Read(InboundReader), &mut de).and_then(|read| {
-        de.end()?;
-        Ok(read)
-    });
-    match read {
+    match read_line(line, Want::InboundLine) {
         Err(_) => Owed::Reply(Value::Null),
-        Ok(InboundLine::Batch(items)) => Owed::Batch(
+        Ok(Got::InboundLine(InboundLine::Batch(items))) => Owed::Batch(
             items
                 .into_iter()
                 .filter_map(|item| match owed_by(item, faults) {
@@ -499,7 +494,8 @@ fn owed(line: &[u8], faults: &Faults) -> Owed {
                 })
                 .collect(),
         ),
-        Ok(InboundLine::Single(message)) => owed_by(message, faults),
+        Ok(Got::InboundLine(InboundLine::Single(message))) => owed_by(message, faults),
+        Ok(_) => owed_by(InboundShape::NotObject, faults),
     }
 }
 
@@ -535,15 +531,8 @@ enum InboundLine {
     Batch(Vec<InboundShape>),
 }
 
-impl Default for InboundLine {
-    fn default() -> Self {
-        InboundLine::Single(InboundShape::NotObject)
-    }
-}
-
-#[derive(Debug, Default)]
+#[derive(Debug)]
 enum InboundShape {
-    #[default]
     NotObject,
     Object(InboundMembers),
 }
@@ -561,86 +550,7 @@ struct InboundMembers {
     has_error: bool,
 }
 
-struct InboundReader;
-
-impl<'de> Reader<'de> for InboundReader {
-    type Output = InboundLine;
-
-    fn object<A: MapAccess<'de>>(self, map: A) -> Result<InboundLine, A::Error> {
-        MessageReader.object(map).map(InboundLine::Single)
-    }
-
-    fn array<A: SeqAccess<'de>>(self, mut seq: A) -> Result<InboundLine, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(Read(MessageReader))? {
-            items.push(item);
-        }
-        Ok(InboundLine::Batch(items))
-    }
-}
-
-struct MessageReader;
-
-impl<'de> Reader<'de> for MessageReader {
-    type Output = InboundShape;
-
-    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<InboundShape, A::Error> {
-        let mut m = InboundMembers::default();
-        while let Some(name) = map.next_key_seed(Read(KeyName))? {
-            match name {
-                Some("id") => m.id = Some(map.next_value()?),
-                Some("jsonrpc") => m.jsonrpc_2_0 = map.next_value_seed(Read(Is("2.0")))?,
-                Some("method") => m.method = Some(map.next_value_seed(Read(Text))?),
-                Some("params") => {
-                    m.params_structured = Some(map.next_value_seed(Read(Structured))?)
-                }
-                Some("result") => {
-                    m.has_result = true;
-                    map.next_value_seed(Read(Skip))?;
-                }
-                Some("error") => {
-                    m.has_error = true;
-                    map.next_value_seed(Read(Skip))?;
-                }
-                _ => map.next_value_seed(Read(Skip))?,
-            }
-        }
-        Ok(InboundShape::Object(m))
-    }
-}
-
-/// A string's text.
-struct Text;
-
-impl Reader<'_> for Text {
-    type Output = Option<String>;
-
-    fn string(self, s: &str) -> Option<String> {
-        Some(s.to_owned())
-    }
-}
-
-/// Whether the value is an object or an array.
-struct Structured;
-
-impl<'de> Reader<'de> for Structured {
-    type Output = bool;
-
-    fn object<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
-        Skip.object(map).map(|()| true)
-    }
-
-    fn array<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
-        Skip.array(seq).map(|()| true)
-    }
-}
-
 // --- reading the output ----------------------------------------------------------------------
-//
-// The judge reads each output line for the few members it checks, through the same parser a
-// `Value` goes through (`deserialize_any` all the way down: the same syntax errors, number
-// rules and recursion limit, and the last of duplicate members wins), without building the
-// value: no map, no string copies. A violation's message shows the reply parsed as a `Value`.
 
 /// One output line: a reply, or an array of them (a batch reply).
 #[derive(Debug)]
@@ -649,20 +559,13 @@ enum OutputLine {
     Batch(Vec<Reply>),
 }
 
-impl Default for OutputLine {
-    fn default() -> Self {
-        OutputLine::Single(Reply::NotObject)
-    }
-}
-
-#[derive(Debug, Default)]
+#[derive(Debug)]
 enum Reply {
-    #[default]
     NotObject,
     Object(ReplyObject),
 }
 
-/// The members of one reply the invariants read.
+/// The members of one reply the invariants read (the last of duplicates wins).
 #[derive(Debug, Default)]
 struct ReplyObject {
     /// `jsonrpc` is the string `"2.0"`.
@@ -682,215 +585,308 @@ struct ResultKeys {
 }
 
 fn read_output_line(line: &str) -> serde_json::Result<OutputLine> {
-    let mut de = serde_json::Deserializer::from_str(line);
-    let read = serde::de::DeserializeSeed::deserialize(Read(LineReader), &mut de)?;
+    Ok(match read_line(line.as_bytes(), Want::OutputLine)? {
+        Got::OutputLine(read) => read,
+        _ => OutputLine::Single(Reply::NotObject),
+    })
+}
+
+// --- the reader --------------------------------------------------------------------------------
+//
+// The judge reads lines for the few members it checks, through the parser a `Value` goes
+// through (`deserialize_any` all the way down, on a byte slice as `wire::decode` does: the same
+// syntax errors, number rules and recursion limit), without building the value: no map, no
+// string copies. One visitor type for every kind of read, so that the parser's generic code is
+// compiled (and instrumented) once more, not once per kind: every copy is more coverage
+// counters for libFuzzer to walk after each input.
+
+/// What to take from one JSON value.
+#[derive(Debug, Clone, Copy)]
+enum Want {
+    /// Nothing (the value is read and dropped).
+    Skip,
+    /// A member name the judge reads.
+    KeyName,
+    /// Whether it is the string `"2.0"`.
+    Is20,
+    /// A string's text.
+    Text,
+    /// An integer that fits an `i64`.
+    I64,
+    /// Whether it is an object or an array.
+    Structured,
+    InboundLine,
+    Message,
+    OutputLine,
+    Reply,
+    ResultKeys,
+    /// An error object's `code`.
+    ErrorCode,
+}
+
+/// What was taken: `Nothing` when the value is not of the kind wanted.
+#[derive(Debug)]
+enum Got {
+    Nothing,
+    Key(&'static str),
+    Yes,
+    Text(String),
+    I64(i64),
+    InboundLine(InboundLine),
+    Message(InboundMembers),
+    OutputLine(OutputLine),
+    Reply(ReplyObject),
+    ResultKeys(ResultKeys),
+}
+
+/// Member names the judge reads.
+const KEY_NAMES: [&str; 9] = [
+    "jsonrpc",
+    "id",
+    "method",
+    "params",
+    "result",
+    "error",
+    "code",
+    "protocolVersion",
+    "supportedVersions",
+];
+
+/// Reads one whole line (nothing but whitespace after the value) for `want`.
+fn read_line(line: &[u8], want: Want) -> serde_json::Result<Got> {
+    let mut de = serde_json::Deserializer::from_slice(line);
+    let got = Read(want).deserialize(&mut de)?;
     de.end()?;
-    Ok(read)
+    Ok(got)
 }
 
-/// What to take from one JSON value; anything not handled is read and dropped, giving the
-/// default.
-trait Reader<'de>: Sized {
-    type Output: Default;
+/// A [`Want`] as a serde seed and visitor.
+struct Read(Want);
 
-    fn string(self, _s: &str) -> Self::Output {
-        Self::Output::default()
-    }
+impl<'de> DeserializeSeed<'de> for Read {
+    type Value = Got;
 
-    fn integer(self, _n: i128) -> Self::Output {
-        Self::Output::default()
-    }
-
-    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Output, A::Error> {
-        while map.next_entry_seed(Read(Skip), Read(Skip))?.is_some() {}
-        Ok(Self::Output::default())
-    }
-
-    fn array<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Output, A::Error> {
-        while seq.next_element_seed(Read(Skip))?.is_some() {}
-        Ok(Self::Output::default())
-    }
-}
-
-/// A [`Reader`] as a serde seed and visitor (through `deserialize_any`, like `Value`).
-struct Read<R>(R);
-
-impl<'de, R: Reader<'de>> DeserializeSeed<'de> for Read<R> {
-    type Value = R::Output;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<R::Output, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Got, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de, R: Reader<'de>> Visitor<'de> for Read<R> {
-    type Value = R::Output;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
+impl Read {
+    fn key<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Option<&'static str>>, A::Error> {
+        Ok(map
+            .next_key_seed(Read(Want::KeyName))?
+            .map(|got| match got {
+                Got::Key(name) => Some(name),
+                _ => None,
+            }))
     }
 
-    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<R::Output, E> {
-        Ok(R::Output::default())
+    fn value<'de, A: MapAccess<'de>>(map: &mut A, want: Want) -> Result<Got, A::Error> {
+        map.next_value_seed(Read(want))
     }
 
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<R::Output, E> {
-        Ok(self.0.integer(v.into()))
+    fn skip_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+        while map
+            .next_entry_seed(Read(Want::Skip), Read(Want::Skip))?
+            .is_some()
+        {}
+        Ok(())
     }
 
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<R::Output, E> {
-        Ok(self.0.integer(v.into()))
-    }
-
-    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<R::Output, E> {
-        Ok(R::Output::default())
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<R::Output, E> {
-        Ok(self.0.string(v))
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<R::Output, E> {
-        Ok(R::Output::default())
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<R::Output, A::Error> {
-        self.0.array(seq)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<R::Output, A::Error> {
-        self.0.object(map)
-    }
-}
-
-/// Reads a value and keeps nothing.
-struct Skip;
-
-impl Reader<'_> for Skip {
-    type Output = ();
-}
-
-struct LineReader;
-
-impl<'de> Reader<'de> for LineReader {
-    type Output = OutputLine;
-
-    fn object<A: MapAccess<'de>>(self, map: A) -> Result<OutputLine, A::Error> {
-        ReplyReader.object(map).map(OutputLine::Single)
-    }
-
-    fn array<A: SeqAccess<'de>>(self, mut seq: A) -> Result<OutputLine, A::Error> {
-        let mut replies = Vec::new();
-        while let Some(reply) = seq.next_element_seed(Read(ReplyReader))? {
-            replies.push(reply);
-        }
-        Ok(OutputLine::Batch(replies))
-    }
-}
-
-struct ReplyReader;
-
-impl<'de> Reader<'de> for ReplyReader {
-    type Output = Reply;
-
-    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<Reply, A::Error> {
-        let mut reply = ReplyObject::default();
-        while let Some(name) = map.next_key_seed(Read(KeyName))? {
+    fn message<'de, A: MapAccess<'de>>(mut map: A) -> Result<InboundMembers, A::Error> {
+        let mut m = InboundMembers::default();
+        while let Some(name) = Self::key(&mut map)? {
             match name {
-                Some("jsonrpc") => reply.jsonrpc_2_0 = map.next_value_seed(Read(Is("2.0")))?,
-                Some("method") => {
-                    reply.has_method = true;
-                    map.next_value_seed(Read(Skip))?;
+                Some("id") => m.id = Some(map.next_value()?),
+                Some("jsonrpc") => {
+                    m.jsonrpc_2_0 = matches!(Self::value(&mut map, Want::Is20)?, Got::Yes);
                 }
-                Some("id") => reply.id = Some(map.next_value()?),
-                Some("result") => reply.result = Some(map.next_value_seed(Read(ResultReader))?),
-                Some("error") => reply.error = Some(map.next_value_seed(Read(ErrorCode))?),
-                _ => map.next_value_seed(Read(Skip))?,
+                Some("method") => {
+                    m.method = Some(match Self::value(&mut map, Want::Text)? {
+                        Got::Text(text) => Some(text),
+                        _ => None,
+                    });
+                }
+                Some("params") => {
+                    let structured = Self::value(&mut map, Want::Structured)?;
+                    m.params_structured = Some(matches!(structured, Got::Yes));
+                }
+                Some("result") => {
+                    m.has_result = true;
+                    Self::value(&mut map, Want::Skip)?;
+                }
+                Some("error") => {
+                    m.has_error = true;
+                    Self::value(&mut map, Want::Skip)?;
+                }
+                _ => {
+                    Self::value(&mut map, Want::Skip)?;
+                }
             }
         }
-        Ok(Reply::Object(reply))
+        Ok(m)
     }
-}
 
-/// A member name, kept only when it is one the judge reads.
-struct KeyName;
-
-impl Reader<'_> for KeyName {
-    type Output = Option<&'static str>;
-
-    fn string(self, s: &str) -> Option<&'static str> {
-        [
-            "jsonrpc",
-            "method",
-            "id",
-            "result",
-            "error",
-            "code",
-            "protocolVersion",
-            "supportedVersions",
-            "params",
-        ]
-        .into_iter()
-        .find(|known| *known == s)
+    fn reply<'de, A: MapAccess<'de>>(mut map: A) -> Result<ReplyObject, A::Error> {
+        let mut reply = ReplyObject::default();
+        while let Some(name) = Self::key(&mut map)? {
+            match name {
+                Some("jsonrpc") => {
+                    reply.jsonrpc_2_0 = matches!(Self::value(&mut map, Want::Is20)?, Got::Yes);
+                }
+                Some("method") => {
+                    reply.has_method = true;
+                    Self::value(&mut map, Want::Skip)?;
+                }
+                Some("id") => reply.id = Some(map.next_value()?),
+                Some("result") => {
+                    reply.result = Some(match Self::value(&mut map, Want::ResultKeys)? {
+                        Got::ResultKeys(keys) => keys,
+                        _ => ResultKeys::default(),
+                    });
+                }
+                Some("error") => {
+                    reply.error = Some(match Self::value(&mut map, Want::ErrorCode)? {
+                        Got::I64(code) => Some(code),
+                        _ => None,
+                    });
+                }
+                _ => {
+                    Self::value(&mut map, Want::Skip)?;
+                }
+            }
+        }
+        Ok(reply)
     }
-}
 
-/// Whether the value is the string given.
-struct Is(&'static str);
-
-impl Reader<'_> for Is {
-    type Output = bool;
-
-    fn string(self, s: &str) -> bool {
-        s == self.0
-    }
-}
-
-struct ResultReader;
-
-impl<'de> Reader<'de> for ResultReader {
-    type Output = ResultKeys;
-
-    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<ResultKeys, A::Error> {
+    fn result_keys<'de, A: MapAccess<'de>>(mut map: A) -> Result<ResultKeys, A::Error> {
         let mut keys = ResultKeys::default();
-        while let Some(name) = map.next_key_seed(Read(KeyName))? {
+        while let Some(name) = Self::key(&mut map)? {
             match name {
                 Some("protocolVersion") => keys.protocol_version = true,
                 Some("supportedVersions") => keys.supported_versions = true,
                 _ => {}
             }
-            map.next_value_seed(Read(Skip))?;
+            Self::value(&mut map, Want::Skip)?;
         }
         Ok(keys)
     }
-}
 
-/// An error object's `code`, when it is an integer that fits an `i64`.
-struct ErrorCode;
-
-impl<'de> Reader<'de> for ErrorCode {
-    type Output = Option<i64>;
-
-    fn object<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<i64>, A::Error> {
-        let mut code = None;
-        while let Some(name) = map.next_key_seed(Read(KeyName))? {
-            if name == Some("code") {
-                code = map.next_value_seed(Read(AsI64))?;
+    fn error_code<'de, A: MapAccess<'de>>(mut map: A) -> Result<Got, A::Error> {
+        let mut code = Got::Nothing;
+        while let Some(name) = Self::key(&mut map)? {
+            let want = if name == Some("code") {
+                Want::I64
             } else {
-                map.next_value_seed(Read(Skip))?;
+                Want::Skip
+            };
+            let got = Self::value(&mut map, want)?;
+            if name == Some("code") {
+                code = got;
             }
         }
         Ok(code)
     }
 }
 
-struct AsI64;
+impl<'de> Visitor<'de> for Read {
+    type Value = Got;
 
-impl Reader<'_> for AsI64 {
-    type Output = Option<i64>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
 
-    fn integer(self, n: i128) -> Option<i64> {
-        i64::try_from(n).ok()
+    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Got, E> {
+        Ok(Got::Nothing)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Got, E> {
+        Ok(match self.0 {
+            Want::I64 => Got::I64(v),
+            _ => Got::Nothing,
+        })
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Got, E> {
+        Ok(match (self.0, i64::try_from(v)) {
+            (Want::I64, Ok(v)) => Got::I64(v),
+            _ => Got::Nothing,
+        })
+    }
+
+    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Got, E> {
+        Ok(Got::Nothing)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Got, E> {
+        Ok(match self.0 {
+            Want::KeyName => KEY_NAMES
+                .into_iter()
+                .find(|name| *name == v)
+                .map_or(Got::Nothing, Got::Key),
+            Want::Is20 if v == "2.0" => Got::Yes,
+            Want::Text => Got::Text(v.to_owned()),
+            _ => Got::Nothing,
+        })
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Got, E> {
+        Ok(Got::Nothing)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Got, A::Error> {
+        Ok(match self.0 {
+            Want::InboundLine => {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element_seed(Read(Want::Message))? {
+                    items.push(match item {
+                        Got::Message(m) => InboundShape::Object(m),
+                        _ => InboundShape::NotObject,
+                    });
+                }
+                Got::InboundLine(InboundLine::Batch(items))
+            }
+            Want::OutputLine => {
+                let mut replies = Vec::new();
+                while let Some(reply) = seq.next_element_seed(Read(Want::Reply))? {
+                    replies.push(match reply {
+                        Got::Reply(reply) => Reply::Object(reply),
+                        _ => Reply::NotObject,
+                    });
+                }
+                Got::OutputLine(OutputLine::Batch(replies))
+            }
+            want => {
+                while seq.next_element_seed(Read(Want::Skip))?.is_some() {}
+                match want {
+                    Want::Structured => Got::Yes,
+                    _ => Got::Nothing,
+                }
+            }
+        })
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Got, A::Error> {
+        Ok(match self.0 {
+            Want::InboundLine => Got::InboundLine(InboundLine::Single(InboundShape::Object(
+                Self::message(map)?,
+            ))),
+            Want::Message => Got::Message(Self::message(map)?),
+            Want::OutputLine => {
+                Got::OutputLine(OutputLine::Single(Reply::Object(Self::reply(map)?)))
+            }
+            Want::Reply => Got::Reply(Self::reply(map)?),
+            Want::ResultKeys => Got::ResultKeys(Self::result_keys(map)?),
+            Want::ErrorCode => Self::error_code(map)?,
+            Want::Structured => {
+                Self::skip_map(map)?;
+                Got::Yes
+            }
+            Want::Skip | Want::KeyName | Want::Is20 | Want::Text | Want::I64 => {
+                Self::skip_map(map)?;
+                Got::Nothing
+            }
+        })
     }
 }
 
