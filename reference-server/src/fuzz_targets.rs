@@ -36,6 +36,11 @@
 //! none; error codes are ones this server may emit; server->client requests only follow a
 //! successful legacy handshake; a legacy session never gets a DiscoverResult. The `fuzz_*`
 //! functions panic on a violation, which is what a fuzz target reports.
+//!
+//! The judge reads input and output lines for the members those rules need, through the
+//! parser a `Value` goes through but without building one (see "the reader" below): it used
+//! to cost more than serving the input. The tests hold its reading of input lines to
+//! [`wire::decode`] and name every violation it reports.
 
 use std::collections::BTreeMap;
 use std::future::Future;
