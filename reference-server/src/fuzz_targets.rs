@@ -36,8 +36,13 @@
 //! none; error codes are ones this server may emit; server->client requests only follow a
 //! successful legacy handshake; a legacy session never gets a DiscoverResult. The `fuzz_*`
 //! functions panic on a violation, which is what a fuzz target reports.
+//!
+//! The judge reads input and output lines for the members those rules need, through the
+//! parser a `Value` goes through but without building one (see "the reader" below): it used
+//! to cost more than serving the input. The tests hold its reading of input lines to
+//! [`wire::decode`] and name every violation it reports.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::OnceLock;
@@ -45,13 +50,14 @@ use std::task::Poll;
 use std::time::Duration;
 
 use arbitrary::{Arbitrary, Unstructured};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::config::faults::{Fault, Faults};
 use crate::config::{Config, Eras};
 use crate::protocol::{code, meta, method, version};
-use crate::wire::{self, Inbound, Message};
+use crate::wire::{self, Inbound};
 
 /// The wall-time bound on one serve: a stall past it is a finding.
 pub const SERVE_LIMIT: Duration = Duration::from_secs(5);
@@ -294,90 +300,92 @@ fn judge(config: &Config, input: &[u8], served: Served) -> Result<(), String> {
     check_output(config, input, &served.output)
 }
 
-/// What one input line obliges the server to write.
+/// What the input obliges the server to write for one id, and what it wrote.
 #[derive(Debug, Default)]
-struct Expected {
-    /// Reply count per id (`null` included) that must be met exactly.
-    required: HashMap<String, usize>,
-    /// Replies per id that may additionally come (batch elements and their invalid wrapper).
-    optional: HashMap<String, usize>,
-    /// Methods of the requests per id, to check era rules on their replies.
-    methods: HashMap<String, Vec<String>>,
+struct Tally {
+    /// Replies that must come exactly (0: the id was not required).
+    required: usize,
+    /// Replies that may additionally come (batch elements and their invalid wrapper).
+    optional: usize,
+    /// Methods of the requests with this id, to check era rules on their replies.
+    methods: Vec<String>,
+    /// Replies written with this id.
+    seen: usize,
 }
 
 /// Checks what the server wrote against what it was sent (see the module doc).
 pub fn check_output(config: &Config, input: &[u8], output: &[u8]) -> Result<(), String> {
-    let expected = expectations(config, input);
+    let mut tallies = expectations(config, input);
     let text = std::str::from_utf8(output).map_err(|e| format!("output is not UTF-8: {e}"))?;
-    let mut seen: HashMap<String, usize> = HashMap::new();
     let mut legacy_session = false;
-    // The previous line and its parse: a line the same as the one before (one parse error per
-    // bad input line, typically) is not parsed again.
-    let mut previous: Option<(&str, Value)> = None;
+    // The previous line and its reading: a line the same as the one before (one parse error
+    // per bad input line, typically) is not read again.
+    let mut previous: Option<(&str, OutputLine)> = None;
     for line in text.lines() {
-        let value = match previous.take() {
-            Some((before, value)) if before == line => value,
-            _ => serde_json::from_slice(line.as_bytes())
+        let read = match previous.take() {
+            Some((before, read)) if before == line => read,
+            _ => read_output_line(line)
                 .map_err(|e| format!("output line is not JSON ({e}): {line:?}"))?,
         };
-        let value = &previous.insert((line, value)).1;
-        let replies = match value {
-            Value::Array(items) => items.as_slice(),
-            other => std::slice::from_ref(other),
+        let read = &previous.insert((line, read)).1;
+        let replies = match read {
+            OutputLine::Batch(items) => items.as_slice(),
+            OutputLine::Single(one) => std::slice::from_ref(one),
         };
-        for reply in replies {
-            let Value::Object(obj) = &reply else {
-                return Err(format!("output is not an object: {reply}"));
+        for (index, reply) in replies.iter().enumerate() {
+            // The reply as a `Value`, for a violation's message only.
+            let shown = || reply_text(line, read, index);
+            let Reply::Object(obj) = reply else {
+                return Err(format!("output is not an object: {}", shown()));
             };
-            if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-                return Err(format!("output without `jsonrpc: \"2.0\"`: {reply}"));
+            if !obj.jsonrpc_2_0 {
+                return Err(format!("output without `jsonrpc: \"2.0\"`: {}", shown()));
             }
-            if obj.contains_key("method") {
+            if obj.has_method {
                 // A server->client request or notification.
-                if obj.contains_key("id") && !legacy_session {
+                if obj.id.is_some() && !legacy_session {
                     return Err(format!(
-                        "server->client request outside a legacy session: {reply}"
+                        "server->client request outside a legacy session: {}",
+                        shown()
                     ));
                 }
                 continue;
             }
-            let id = obj.get("id").cloned().unwrap_or(Value::Null);
-            let key = key(&id);
-            *seen.entry(key.clone()).or_default() += 1;
-            match (obj.get("result"), obj.get("error")) {
+            let tally = tallies
+                .entry(key(obj.id.as_ref().unwrap_or(&Value::Null)))
+                .or_default();
+            tally.seen += 1;
+            match (&obj.result, &obj.error) {
                 (Some(result), None) => {
-                    let methods = expected.methods.get(&key).map(Vec::as_slice);
-                    let methods = methods.unwrap_or_default();
-                    if methods.iter().any(|m| m == method::INITIALIZE)
-                        && result.get("protocolVersion").is_some()
+                    if tally.methods.iter().any(|m| m == method::INITIALIZE)
+                        && result.protocol_version
                     {
                         legacy_session = true;
                     }
                     if legacy_session
-                        && methods.iter().all(|m| m == method::DISCOVER)
-                        && result.get("supportedVersions").is_some()
+                        && tally.methods.iter().all(|m| m == method::DISCOVER)
+                        && result.supported_versions
                     {
-                        return Err(format!("a DiscoverResult in a legacy session: {reply}"));
+                        return Err(format!("a DiscoverResult in a legacy session: {}", shown()));
                     }
                 }
-                (None, Some(error)) => {
-                    let code = error.get("code").and_then(Value::as_i64);
+                (None, Some(code)) => {
                     if !code.is_some_and(allowed_code) {
-                        return Err(format!("error code not in the allowed set: {reply}"));
+                        return Err(format!("error code not in the allowed set: {}", shown()));
                     }
                 }
                 _ => {
                     return Err(format!(
-                        "a reply needs exactly one of result/error: {reply}"
+                        "a reply needs exactly one of result/error: {}",
+                        shown()
                     ));
                 }
             }
         }
     }
-    for (key, &want) in &expected.required {
-        let got = seen.get(key).copied().unwrap_or(0);
-        let extra = expected.optional.get(key).copied().unwrap_or(0);
-        if got < want || got > want + extra {
+    for (key, tally) in &tallies {
+        let (got, want, extra) = (tally.seen, tally.required, tally.optional);
+        if want > 0 && (got < want || got > want + extra) {
             return Err(format!(
                 "id {key}: {got} replies, expected {want}{}",
                 if extra > 0 {
@@ -387,18 +395,24 @@ pub fn check_output(config: &Config, input: &[u8], output: &[u8]) -> Result<(), 
                 }
             ));
         }
-    }
-    for (key, &got) in &seen {
-        if !expected.required.contains_key(key) {
-            let extra = expected.optional.get(key).copied().unwrap_or(0);
-            if got > extra {
-                return Err(format!(
-                    "{got} replies with id {key}, which no request carried"
-                ));
-            }
+        if want == 0 && got > extra {
+            return Err(format!(
+                "{got} replies with id {key}, which no request carried"
+            ));
         }
     }
     Ok(())
+}
+
+/// Reply `index` of an output line that was read, as compact JSON.
+fn reply_text(line: &str, read: &OutputLine, index: usize) -> String {
+    let value: Value = serde_json::from_str(line).unwrap_or_default();
+    match (read, value) {
+        (OutputLine::Batch(_), Value::Array(mut items)) if index < items.len() => {
+            items.swap_remove(index).to_string()
+        }
+        (_, value) => value.to_string(),
+    }
 }
 
 /// An id as the key of the reply counts: its compact JSON text (what `Display` gives), through
@@ -421,8 +435,9 @@ fn allowed_code(code: i64) -> bool {
     )
 }
 
-fn expectations(config: &Config, input: &[u8]) -> Expected {
-    let mut e = Expected::default();
+/// What `input` obliges the server to write, per id (`null` included).
+fn expectations(config: &Config, input: &[u8]) -> BTreeMap<String, Tally> {
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     let null = key(&Value::Null);
     let mut lines: Vec<&[u8]> = input.split(|&b| b == b'\n').collect();
     if input.ends_with(b"\n") {
@@ -433,34 +448,451 @@ fn expectations(config: &Config, input: &[u8]) -> Expected {
             continue;
         }
         if line.len() > crate::protocol::MAX_LINE {
-            *e.required.entry(null.clone()).or_default() += 1;
+            tallies.entry(null.clone()).or_default().required += 1;
             continue;
         }
-        match wire::decode(line, &config.faults) {
-            Inbound::ParseError(_) => *e.required.entry(null.clone()).or_default() += 1,
-            Inbound::Invalid { id, .. } => *e.required.entry(key(&id)).or_default() += 1,
-            Inbound::Batch(items) => {
+        match owed(line, &config.faults) {
+            Owed::Nothing => {}
+            Owed::Reply(id) => tallies.entry(key(&id)).or_default().required += 1,
+            Owed::Answer { id, method } => {
+                let tally = tallies.entry(key(&id)).or_default();
+                tally.required += 1;
+                tally.methods.push(method);
+            }
+            Owed::Batch(ids) => {
                 // Rejected whole (one null-id error) or answered element by element.
-                *e.optional.entry(null.clone()).or_default() += 1;
-                for item in items {
-                    let key = match wire::classify(item, &config.faults) {
-                        Inbound::Invalid { id, .. } => key(&id),
-                        Inbound::Message(Message::Request { id, .. }) => key(id.as_json()),
-                        _ => continue,
-                    };
-                    *e.optional.entry(key).or_default() += 1;
+                tallies.entry(null.clone()).or_default().optional += 1;
+                for id in ids {
+                    tallies.entry(key(&id)).or_default().optional += 1;
                 }
             }
-            Inbound::Message(Message::Request { id, method, .. }) => {
-                let key = key(id.as_json());
-                *e.required.entry(key.clone()).or_default() += 1;
-                e.methods.entry(key).or_default().push(method);
-            }
-            Inbound::DroppedNotification(_)
-            | Inbound::Message(Message::Notification { .. } | Message::Response { .. }) => {}
         }
     }
-    e
+    tallies
+}
+
+/// What one input line obliges the server to write, as [`wire::decode`] classifies it.
+#[derive(Debug, PartialEq)]
+enum Owed {
+    /// A notification (served or dropped) or a client response: no reply.
+    Nothing,
+    /// One error reply with this id: a parse error (`null`) or an invalid request.
+    Reply(Value),
+    /// One reply (a result or an error) to a request.
+    Answer { id: Value, method: String },
+    /// A batch: one null-id error, or one reply per element with these ids.
+    Batch(Vec<Value>),
+}
+
+/// [`Owed`] for one line: the members [`wire::classify`] reads, by its rules, read without
+/// building the message (a tool call's arguments, say) as a `Value`; the parse is the one a
+/// `Value` goes through, so the line is JSON exactly when `wire::decode` says so.
+fn owed(line: &[u8], faults: &Faults) -> Owed {
+    match read_line(line, Want::InboundLine) {
+        Err(_) => Owed::Reply(Value::Null),
+        Ok(Got::InboundLine(InboundLine::Batch(items))) => Owed::Batch(
+            items
+                .into_iter()
+                .filter_map(|item| match owed_by(item, faults) {
+                    Owed::Reply(id) | Owed::Answer { id, .. } => Some(id),
+                    Owed::Nothing | Owed::Batch(_) => None,
+                })
+                .collect(),
+        ),
+        Ok(Got::InboundLine(InboundLine::Single(message))) => owed_by(message, faults),
+        Ok(_) => owed_by(InboundShape::NotObject, faults),
+    }
+}
+
+/// [`wire::classify`]'s rules on the members read.
+fn owed_by(message: InboundShape, faults: &Faults) -> Owed {
+    let InboundShape::Object(m) = message else {
+        return Owed::Reply(Value::Null);
+    };
+    let id = match m.id {
+        None => None,
+        Some(id @ Value::String(_)) => Some(id),
+        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(Value::Number(n)),
+        Some(Value::Null) if faults.has(Fault::NullIdAnswered) => Some(Value::Null),
+        Some(_) => return Owed::Reply(Value::Null),
+    };
+    let jsonrpc_ok = m.jsonrpc_2_0 || faults.has(Fault::AcceptAnyJsonrpcVersion);
+    let params_ok = m.params_structured.unwrap_or(true);
+    match (m.method, id) {
+        (Some(Some(_)), None) => Owed::Nothing,
+        (Some(Some(method)), Some(id)) if jsonrpc_ok && params_ok => Owed::Answer { id, method },
+        (Some(_), id) => Owed::Reply(id.unwrap_or(Value::Null)),
+        (None, Some(_)) if (m.has_result || m.has_error) && !(m.has_result && m.has_error) => {
+            Owed::Nothing
+        }
+        (None, id) => Owed::Reply(id.unwrap_or(Value::Null)),
+    }
+}
+
+/// One input line as the judge reads it.
+#[derive(Debug)]
+enum InboundLine {
+    Single(InboundShape),
+    Batch(Vec<InboundShape>),
+}
+
+#[derive(Debug)]
+enum InboundShape {
+    NotObject,
+    Object(InboundMembers),
+}
+
+/// The members of an inbound message [`wire::classify`] reads (the last of duplicates wins).
+#[derive(Debug, Default)]
+struct InboundMembers {
+    id: Option<Value>,
+    jsonrpc_2_0: bool,
+    /// `method` is present; its text when it is a string.
+    method: Option<Option<String>>,
+    /// `params` is present; whether it is an object or an array.
+    params_structured: Option<bool>,
+    has_result: bool,
+    has_error: bool,
+}
+
+// --- reading the output ----------------------------------------------------------------------
+
+/// One output line: a reply, or an array of them (a batch reply).
+#[derive(Debug)]
+enum OutputLine {
+    Single(Reply),
+    Batch(Vec<Reply>),
+}
+
+#[derive(Debug)]
+enum Reply {
+    NotObject,
+    Object(ReplyObject),
+}
+
+/// The members of one reply the invariants read (the last of duplicates wins).
+#[derive(Debug, Default)]
+struct ReplyObject {
+    /// `jsonrpc` is the string `"2.0"`.
+    jsonrpc_2_0: bool,
+    has_method: bool,
+    id: Option<Value>,
+    result: Option<ResultKeys>,
+    /// `error` is present; its `code` as an `i64` when it is one.
+    error: Option<Option<i64>>,
+}
+
+/// The keys of a result that tell an InitializeResult and a DiscoverResult apart.
+#[derive(Debug, Default)]
+struct ResultKeys {
+    protocol_version: bool,
+    supported_versions: bool,
+}
+
+fn read_output_line(line: &str) -> serde_json::Result<OutputLine> {
+    Ok(match read_line(line.as_bytes(), Want::OutputLine)? {
+        Got::OutputLine(read) => read,
+        _ => OutputLine::Single(Reply::NotObject),
+    })
+}
+
+// --- the reader --------------------------------------------------------------------------------
+//
+// The judge reads lines for the few members it checks, through the parser a `Value` goes
+// through (`deserialize_any` all the way down, on a byte slice as `wire::decode` does: the same
+// syntax errors, number rules and recursion limit), without building the value: no map, no
+// string copies. One visitor type for every kind of read, so that the parser's generic code is
+// compiled (and instrumented) once more, not once per kind: every copy is more coverage
+// counters for libFuzzer to walk after each input.
+
+/// What to take from one JSON value.
+#[derive(Debug, Clone, Copy)]
+enum Want {
+    /// Nothing (the value is read and dropped).
+    Skip,
+    /// A member name the judge reads.
+    KeyName,
+    /// Whether it is the string `"2.0"`.
+    Is20,
+    /// A string's text.
+    Text,
+    /// An integer that fits an `i64`.
+    I64,
+    /// Whether it is an object or an array.
+    Structured,
+    InboundLine,
+    Message,
+    OutputLine,
+    Reply,
+    ResultKeys,
+    /// An error object's `code`.
+    ErrorCode,
+}
+
+/// What was taken: `Nothing` when the value is not of the kind wanted.
+#[derive(Debug)]
+enum Got {
+    Nothing,
+    Key(&'static str),
+    Yes,
+    Text(String),
+    I64(i64),
+    InboundLine(InboundLine),
+    Message(InboundMembers),
+    OutputLine(OutputLine),
+    Reply(ReplyObject),
+    ResultKeys(ResultKeys),
+}
+
+/// Member names the judge reads.
+const KEY_NAMES: [&str; 9] = [
+    "jsonrpc",
+    "id",
+    "method",
+    "params",
+    "result",
+    "error",
+    "code",
+    "protocolVersion",
+    "supportedVersions",
+];
+
+/// Reads one whole line (nothing but whitespace after the value) for `want`.
+fn read_line(line: &[u8], want: Want) -> serde_json::Result<Got> {
+    let mut de = serde_json::Deserializer::from_slice(line);
+    let got = Read(want).deserialize(&mut de)?;
+    de.end()?;
+    Ok(got)
+}
+
+/// A [`Want`] as a serde seed and visitor.
+struct Read(Want);
+
+impl<'de> DeserializeSeed<'de> for Read {
+    type Value = Got;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Got, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl Read {
+    fn key<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Option<&'static str>>, A::Error> {
+        Ok(map
+            .next_key_seed(Read(Want::KeyName))?
+            .map(|got| match got {
+                Got::Key(name) => Some(name),
+                _ => None,
+            }))
+    }
+
+    fn value<'de, A: MapAccess<'de>>(map: &mut A, want: Want) -> Result<Got, A::Error> {
+        map.next_value_seed(Read(want))
+    }
+
+    fn skip_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+        while map
+            .next_entry_seed(Read(Want::Skip), Read(Want::Skip))?
+            .is_some()
+        {}
+        Ok(())
+    }
+
+    fn message<'de, A: MapAccess<'de>>(mut map: A) -> Result<InboundMembers, A::Error> {
+        let mut m = InboundMembers::default();
+        while let Some(name) = Self::key(&mut map)? {
+            match name {
+                Some("id") => m.id = Some(map.next_value()?),
+                Some("jsonrpc") => {
+                    m.jsonrpc_2_0 = matches!(Self::value(&mut map, Want::Is20)?, Got::Yes);
+                }
+                Some("method") => {
+                    m.method = Some(match Self::value(&mut map, Want::Text)? {
+                        Got::Text(text) => Some(text),
+                        _ => None,
+                    });
+                }
+                Some("params") => {
+                    let structured = Self::value(&mut map, Want::Structured)?;
+                    m.params_structured = Some(matches!(structured, Got::Yes));
+                }
+                Some("result") => {
+                    m.has_result = true;
+                    Self::value(&mut map, Want::Skip)?;
+                }
+                Some("error") => {
+                    m.has_error = true;
+                    Self::value(&mut map, Want::Skip)?;
+                }
+                _ => {
+                    Self::value(&mut map, Want::Skip)?;
+                }
+            }
+        }
+        Ok(m)
+    }
+
+    fn reply<'de, A: MapAccess<'de>>(mut map: A) -> Result<ReplyObject, A::Error> {
+        let mut reply = ReplyObject::default();
+        while let Some(name) = Self::key(&mut map)? {
+            match name {
+                Some("jsonrpc") => {
+                    reply.jsonrpc_2_0 = matches!(Self::value(&mut map, Want::Is20)?, Got::Yes);
+                }
+                Some("method") => {
+                    reply.has_method = true;
+                    Self::value(&mut map, Want::Skip)?;
+                }
+                Some("id") => reply.id = Some(map.next_value()?),
+                Some("result") => {
+                    reply.result = Some(match Self::value(&mut map, Want::ResultKeys)? {
+                        Got::ResultKeys(keys) => keys,
+                        _ => ResultKeys::default(),
+                    });
+                }
+                Some("error") => {
+                    reply.error = Some(match Self::value(&mut map, Want::ErrorCode)? {
+                        Got::I64(code) => Some(code),
+                        _ => None,
+                    });
+                }
+                _ => {
+                    Self::value(&mut map, Want::Skip)?;
+                }
+            }
+        }
+        Ok(reply)
+    }
+
+    fn result_keys<'de, A: MapAccess<'de>>(mut map: A) -> Result<ResultKeys, A::Error> {
+        let mut keys = ResultKeys::default();
+        while let Some(name) = Self::key(&mut map)? {
+            match name {
+                Some("protocolVersion") => keys.protocol_version = true,
+                Some("supportedVersions") => keys.supported_versions = true,
+                _ => {}
+            }
+            Self::value(&mut map, Want::Skip)?;
+        }
+        Ok(keys)
+    }
+
+    fn error_code<'de, A: MapAccess<'de>>(mut map: A) -> Result<Got, A::Error> {
+        let mut code = Got::Nothing;
+        while let Some(name) = Self::key(&mut map)? {
+            let want = if name == Some("code") {
+                Want::I64
+            } else {
+                Want::Skip
+            };
+            let got = Self::value(&mut map, want)?;
+            if name == Some("code") {
+                code = got;
+            }
+        }
+        Ok(code)
+    }
+}
+
+impl<'de> Visitor<'de> for Read {
+    type Value = Got;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Got, E> {
+        Ok(Got::Nothing)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Got, E> {
+        Ok(match self.0 {
+            Want::I64 => Got::I64(v),
+            _ => Got::Nothing,
+        })
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Got, E> {
+        Ok(match (self.0, i64::try_from(v)) {
+            (Want::I64, Ok(v)) => Got::I64(v),
+            _ => Got::Nothing,
+        })
+    }
+
+    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Got, E> {
+        Ok(Got::Nothing)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Got, E> {
+        Ok(match self.0 {
+            Want::KeyName => KEY_NAMES
+                .into_iter()
+                .find(|name| *name == v)
+                .map_or(Got::Nothing, Got::Key),
+            Want::Is20 if v == "2.0" => Got::Yes,
+            Want::Text => Got::Text(v.to_owned()),
+            _ => Got::Nothing,
+        })
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Got, E> {
+        Ok(Got::Nothing)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Got, A::Error> {
+        Ok(match self.0 {
+            Want::InboundLine => {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element_seed(Read(Want::Message))? {
+                    items.push(match item {
+                        Got::Message(m) => InboundShape::Object(m),
+                        _ => InboundShape::NotObject,
+                    });
+                }
+                Got::InboundLine(InboundLine::Batch(items))
+            }
+            Want::OutputLine => {
+                let mut replies = Vec::new();
+                while let Some(reply) = seq.next_element_seed(Read(Want::Reply))? {
+                    replies.push(match reply {
+                        Got::Reply(reply) => Reply::Object(reply),
+                        _ => Reply::NotObject,
+                    });
+                }
+                Got::OutputLine(OutputLine::Batch(replies))
+            }
+            want => {
+                while seq.next_element_seed(Read(Want::Skip))?.is_some() {}
+                match want {
+                    Want::Structured => Got::Yes,
+                    _ => Got::Nothing,
+                }
+            }
+        })
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Got, A::Error> {
+        Ok(match self.0 {
+            Want::InboundLine => Got::InboundLine(InboundLine::Single(InboundShape::Object(
+                Self::message(map)?,
+            ))),
+            Want::Message => Got::Message(Self::message(map)?),
+            Want::OutputLine => {
+                Got::OutputLine(OutputLine::Single(Reply::Object(Self::reply(map)?)))
+            }
+            Want::Reply => Got::Reply(Self::reply(map)?),
+            Want::ResultKeys => Got::ResultKeys(Self::result_keys(map)?),
+            Want::ErrorCode => Self::error_code(map)?,
+            Want::Structured => {
+                Self::skip_map(map)?;
+                Got::Yes
+            }
+            Want::Skip | Want::KeyName | Want::Is20 | Want::Text | Want::I64 => {
+                Self::skip_map(map)?;
+                Got::Nothing
+            }
+        })
+    }
 }
 
 // --- the structure-aware model --------------------------------------------------------------
@@ -862,7 +1294,7 @@ impl ParamsPick {
                 p.insert("arguments".into(), args);
                 Value::Object(p)
             }
-            ParamsPick::Cursor(v) => json!({ "cursor": v.json() }),
+            ParamsPick::Cursor(v) => Value::Object(Map::from_iter([("cursor".into(), v.json())])),
             ParamsPick::Uri(u) => json!({ "uri": u.json() }),
             ParamsPick::Level(n) => {
                 let levels = crate::protocol::LOG_LEVELS;
@@ -904,7 +1336,9 @@ impl ValuePick {
                 serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number)
             }
             ValuePick::Str(s) => json!(s.chars().take(64).collect::<String>()),
-            ValuePick::Array(items) => json!(items.iter().take(8).collect::<Vec<_>>()),
+            ValuePick::Array(items) => {
+                Value::Array(items.iter().take(8).map(|&n| n.into()).collect())
+            }
             ValuePick::Object(entries) => Value::Object(
                 entries
                     .iter()
@@ -913,9 +1347,11 @@ impl ValuePick {
                     .collect(),
             ),
             ValuePick::Deep(depth) => {
+                // `Value::Array` moves `v` in; `json!([v])` would copy it through `to_value` at
+                // every level.
                 let mut v = json!(0);
                 for _ in 0..(depth % 64) {
-                    v = json!([v]);
+                    v = Value::Array(vec![v]);
                 }
                 v
             }
@@ -950,6 +1386,132 @@ impl ProbePick {
             ProbePick::RewriteParams => json!({"rewrite": {"params": {"name": "echo"}}}),
             ProbePick::Answer => json!({"answer": {"answered": true}}),
             ProbePick::NotAnObject => json!(["refuse"]),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::wire::Message;
+
+    /// [`Owed`] through the server's own codec: what [`owed`] must agree with.
+    fn owed_by_decode(line: &[u8], faults: &Faults) -> Owed {
+        let of = |inbound| match inbound {
+            Inbound::ParseError(_) => Owed::Reply(Value::Null),
+            Inbound::Invalid { id, .. } => Owed::Reply(id),
+            Inbound::Message(Message::Request { id, method, .. }) => Owed::Answer {
+                id: id.as_json().clone(),
+                method,
+            },
+            Inbound::Batch(_)
+            | Inbound::DroppedNotification(_)
+            | Inbound::Message(Message::Notification { .. } | Message::Response { .. }) => {
+                Owed::Nothing
+            }
+        };
+        match wire::decode(line, faults) {
+            Inbound::Batch(items) => Owed::Batch(
+                items
+                    .into_iter()
+                    .filter_map(|item| match of(wire::classify(item, faults)) {
+                        Owed::Reply(id) | Owed::Answer { id, .. } => Some(id),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+            inbound => of(inbound),
+        }
+    }
+
+    fn lines_of(input: &[u8]) -> impl Iterator<Item = &[u8]> {
+        input.split(|&b| b == b'\n')
+    }
+
+    #[test]
+    fn the_judge_reads_input_lines_as_the_codec_classifies_them() {
+        let deep = |depth: usize| format!("{}0{}", "[".repeat(depth), "]".repeat(depth));
+        let crafted: Vec<String> = vec![
+            String::new(),
+            "{oops".into(),
+            "42".into(),
+            "\"text\"".into(),
+            "null".into(),
+            "[]".into(),
+            "[1,{},{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"method\":\"n\"}]".into(),
+            "[{\"id\":\"a\",\"method\":7},{\"id\":1.5,\"method\":\"m\"},{\"id\":null,\"method\":\"m\"}]".into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":"x","method":"ping","params":{}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":-4,"method":"ping","params":[1]}"#.into(),
+            r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":3}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":null}"#.into(),
+            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#.into(),
+            r#"{"jsonrpc":2,"id":1,"method":"ping"}"#.into(),
+            r#"{"id":1,"method":"ping"}"#.into(),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into(),
+            r#"{"jsonrpc":"1.0","method":"n"}"#.into(),
+            r#"{"jsonrpc":"2.0","method":"n","params":"p"}"#.into(),
+            r#"{"jsonrpc":"2.0","method":7}"#.into(),
+            r#"{"jsonrpc":"2.0","id":2,"method":{"a":1}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1.0,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1e2,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":-0,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":true,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":[1],"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":{"a":[]},"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":"srv-1","result":{}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":"srv-1","error":{"code":1}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":"srv-1","result":{},"error":{}}"#.into(),
+            r#"{"jsonrpc":"2.0","result":{}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":5}"#.into(),
+            r#"{"jsonrpc":"2.0"}"#.into(),
+            r#"{}"#.into(),
+            // Duplicates: the last one counts.
+            r#"{"jsonrpc":"2.0","id":1,"id":true,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":true,"id":1,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","jsonrpc":"1","id":1,"method":"m"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":1,"params":{}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":"\u0031","me\u0074hod":"p\u00e9"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"x":1e400}}"#.into(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"m"} trailing"#.into(),
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{}}}"#, deep(126)),
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{}}}"#, deep(127)),
+            deep(200),
+        ];
+        let mut lines: Vec<Vec<u8>> = crafted.into_iter().map(String::into_bytes).collect();
+        lines.push(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}".to_vec());
+        lines.push(b"\xff\xfe".to_vec());
+        let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/fuzz");
+        for dir in ["seeds", "regressions"] {
+            for entry in std::fs::read_dir(seeds.join(dir)).unwrap() {
+                let input = std::fs::read(entry.unwrap().path()).unwrap();
+                lines.extend(lines_of(&input).map(<[u8]>::to_vec));
+                if let Some(session) = Session::from_bytes(&input) {
+                    let (_, rendered) = session.render(Faults::none());
+                    lines.extend(lines_of(&rendered).map(<[u8]>::to_vec));
+                }
+            }
+        }
+        let fault_sets = [
+            Faults::none(),
+            Faults::none().with(Fault::NullIdAnswered),
+            Faults::none().with(Fault::AcceptAnyJsonrpcVersion),
+            Faults::none().with(Fault::InvalidRequestWrongCode),
+        ];
+        for faults in &fault_sets {
+            for line in &lines {
+                assert_eq!(
+                    owed(line, faults),
+                    owed_by_decode(line, faults),
+                    "{:?} with {faults:?}",
+                    String::from_utf8_lossy(line)
+                );
+            }
         }
     }
 }

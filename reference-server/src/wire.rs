@@ -13,6 +13,7 @@
 //!    request); anything else -> invalid request.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
@@ -40,7 +41,7 @@ impl fmt::Display for RequestId {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Inbound {
     /// Not JSON at all (the detail is for logs only).
-    ParseError(String),
+    ParseError(ParseDetail),
     /// A JSON array; elements are classified one by one if the era accepts batches.
     Batch(Vec<Value>),
     /// Not a valid JSON-RPC message; answer `error` with `id` (null when unreadable).
@@ -77,7 +78,24 @@ pub fn decode(line: &[u8], faults: &Faults) -> Inbound {
     match serde_json::from_slice::<Value>(line) {
         Ok(Value::Array(items)) => Inbound::Batch(items),
         Ok(value) => classify(value, faults),
-        Err(e) => Inbound::ParseError(e.to_string()),
+        Err(e) => Inbound::ParseError(ParseDetail(Arc::new(e))),
+    }
+}
+
+/// Why a line is not JSON: the parser's error, put into words only when shown (in a log line;
+/// most lines are never logged, and the words cost more than the parse).
+#[derive(Debug, Clone)]
+pub struct ParseDetail(Arc<serde_json::Error>);
+
+impl fmt::Display for ParseDetail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl PartialEq for ParseDetail {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
     }
 }
 

@@ -121,7 +121,7 @@ async fn handle_line(
     inflight: &mut Inflight,
 ) -> io::Result<Flow> {
     let bytes = match line {
-        Line::TooLong => return Ok(parse_error(conn, "message exceeds the line limit")),
+        Line::TooLong => return Ok(parse_error(conn, &"message exceeds the line limit")),
         Line::Bytes(bytes) => bytes,
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {
@@ -202,7 +202,7 @@ async fn run_and_send(conn: Arc<Connection>, chain: Chain, ctx: crate::engine::m
 }
 
 /// Invalid JSON: -32700 with id null (RPC-5, POL-3), faults aside.
-fn parse_error(conn: &Connection, detail: &str) -> Flow {
+fn parse_error(conn: &Connection, detail: &dyn std::fmt::Display) -> Flow {
     tracing::debug!(%detail, "parse error");
     if !conn.has(Fault::ParseErrorSilent) {
         let code = if conn.has(Fault::ParseErrorWrongCode) {
