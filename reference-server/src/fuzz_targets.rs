@@ -320,28 +320,28 @@ pub fn check_output(config: &Config, input: &[u8], output: &[u8]) -> Result<(), 
     let mut legacy_session = false;
     // The previous line and its reading: a line the same as the one before (one parse error
     // per bad input line, typically) is not read again.
-    let mut previous: Option<(&str, OutputLine)> = None;
+    let mut previous: Option<(&str, Line)> = None;
     for line in text.lines() {
         let read = match previous.take() {
             Some((before, read)) if before == line => read,
-            _ => read_output_line(line)
+            _ => read_whole_line(line.as_bytes())
                 .map_err(|e| format!("output line is not JSON ({e}): {line:?}"))?,
         };
         let read = &previous.insert((line, read)).1;
         let replies = match read {
-            OutputLine::Batch(items) => items.as_slice(),
-            OutputLine::Single(one) => std::slice::from_ref(one),
+            Line::Batch(items) => items.as_slice(),
+            Line::Single(one) => std::slice::from_ref(one),
         };
         for (index, reply) in replies.iter().enumerate() {
             // The reply as a `Value`, for a violation's message only.
             let shown = || reply_text(line, read, index);
-            let Reply::Object(obj) = reply else {
+            let Shape::Object(obj) = reply else {
                 return Err(format!("output is not an object: {}", shown()));
             };
             if !obj.jsonrpc_2_0 {
                 return Err(format!("output without `jsonrpc: \"2.0\"`: {}", shown()));
             }
-            if obj.has_method {
+            if obj.method.is_some() {
                 // A server->client request or notification.
                 if obj.id.is_some() && !legacy_session {
                     return Err(format!(
@@ -405,10 +405,10 @@ pub fn check_output(config: &Config, input: &[u8], output: &[u8]) -> Result<(), 
 }
 
 /// Reply `index` of an output line that was read, as compact JSON.
-fn reply_text(line: &str, read: &OutputLine, index: usize) -> String {
+fn reply_text(line: &str, read: &Line, index: usize) -> String {
     let value: Value = serde_json::from_str(line).unwrap_or_default();
     match (read, value) {
-        (OutputLine::Batch(_), Value::Array(mut items)) if index < items.len() => {
+        (Line::Batch(_), Value::Array(mut items)) if index < items.len() => {
             items.swap_remove(index).to_string()
         }
         (_, value) => value.to_string(),
@@ -488,9 +488,9 @@ enum Owed {
 /// building the message (a tool call's arguments, say) as a `Value`; the parse is the one a
 /// `Value` goes through, so the line is JSON exactly when `wire::decode` says so.
 fn owed(line: &[u8], faults: &Faults) -> Owed {
-    match read_line(line, Want::InboundLine) {
+    match read_whole_line(line) {
         Err(_) => Owed::Reply(Value::Null),
-        Ok(Got::InboundLine(InboundLine::Batch(items))) => Owed::Batch(
+        Ok(Line::Batch(items)) => Owed::Batch(
             items
                 .into_iter()
                 .filter_map(|item| match owed_by(item, faults) {
@@ -499,14 +499,13 @@ fn owed(line: &[u8], faults: &Faults) -> Owed {
                 })
                 .collect(),
         ),
-        Ok(Got::InboundLine(InboundLine::Single(message))) => owed_by(message, faults),
-        Ok(_) => owed_by(InboundShape::NotObject, faults),
+        Ok(Line::Single(message)) => owed_by(message, faults),
     }
 }
 
 /// [`wire::classify`]'s rules on the members read.
-fn owed_by(message: InboundShape, faults: &Faults) -> Owed {
-    let InboundShape::Object(m) = message else {
+fn owed_by(message: Shape, faults: &Faults) -> Owed {
+    let Shape::Object(m) = message else {
         return Owed::Reply(Value::Null);
     };
     let id = match m.id {
@@ -522,61 +521,37 @@ fn owed_by(message: InboundShape, faults: &Faults) -> Owed {
         (Some(Some(_)), None) => Owed::Nothing,
         (Some(Some(method)), Some(id)) if jsonrpc_ok && params_ok => Owed::Answer { id, method },
         (Some(_), id) => Owed::Reply(id.unwrap_or(Value::Null)),
-        (None, Some(_)) if (m.has_result || m.has_error) && !(m.has_result && m.has_error) => {
-            Owed::Nothing
-        }
+        (None, Some(_)) if m.result.is_some() != m.error.is_some() => Owed::Nothing,
         (None, id) => Owed::Reply(id.unwrap_or(Value::Null)),
     }
 }
 
-/// One input line as the judge reads it.
+/// One line as the judge reads it, input or output: a message, or an array of them (a batch,
+/// or a batch reply).
 #[derive(Debug)]
-enum InboundLine {
-    Single(InboundShape),
-    Batch(Vec<InboundShape>),
+enum Line {
+    Single(Shape),
+    Batch(Vec<Shape>),
 }
 
 #[derive(Debug)]
-enum InboundShape {
+enum Shape {
     NotObject,
-    Object(InboundMembers),
+    Object(Members),
 }
 
-/// The members of an inbound message [`wire::classify`] reads (the last of duplicates wins).
+/// The members of one message the judge reads: those [`wire::classify`] reads of an input
+/// line, and those the invariants read of a reply (the last of duplicates wins).
 #[derive(Debug, Default)]
-struct InboundMembers {
-    id: Option<Value>,
+struct Members {
+    /// `jsonrpc` is the string `"2.0"`.
     jsonrpc_2_0: bool,
+    id: Option<Value>,
     /// `method` is present; its text when it is a string.
     method: Option<Option<String>>,
     /// `params` is present; whether it is an object or an array.
     params_structured: Option<bool>,
-    has_result: bool,
-    has_error: bool,
-}
-
-// --- reading the output ----------------------------------------------------------------------
-
-/// One output line: a reply, or an array of them (a batch reply).
-#[derive(Debug)]
-enum OutputLine {
-    Single(Reply),
-    Batch(Vec<Reply>),
-}
-
-#[derive(Debug)]
-enum Reply {
-    NotObject,
-    Object(ReplyObject),
-}
-
-/// The members of one reply the invariants read (the last of duplicates wins).
-#[derive(Debug, Default)]
-struct ReplyObject {
-    /// `jsonrpc` is the string `"2.0"`.
-    jsonrpc_2_0: bool,
-    has_method: bool,
-    id: Option<Value>,
+    /// `result` is present; the keys it has of those the invariants read.
     result: Option<ResultKeys>,
     /// `error` is present; its `code` as an `i64` when it is one.
     error: Option<Option<i64>>,
@@ -589,10 +564,10 @@ struct ResultKeys {
     supported_versions: bool,
 }
 
-fn read_output_line(line: &str) -> serde_json::Result<OutputLine> {
-    Ok(match read_line(line.as_bytes(), Want::OutputLine)? {
-        Got::OutputLine(read) => read,
-        _ => OutputLine::Single(Reply::NotObject),
+fn read_whole_line(line: &[u8]) -> serde_json::Result<Line> {
+    Ok(match read_line(line, Want::Line)? {
+        Got::Line(read) => read,
+        _ => Line::Single(Shape::NotObject),
     })
 }
 
@@ -620,10 +595,10 @@ enum Want {
     I64,
     /// Whether it is an object or an array.
     Structured,
-    InboundLine,
-    Message,
-    OutputLine,
-    Reply,
+    /// A whole line: a message or an array of them.
+    Line,
+    /// One message's [`Members`].
+    Members,
     ResultKeys,
     /// An error object's `code`.
     ErrorCode,
@@ -637,10 +612,8 @@ enum Got {
     Yes,
     Text(String),
     I64(i64),
-    InboundLine(InboundLine),
-    Message(InboundMembers),
-    OutputLine(OutputLine),
-    Reply(ReplyObject),
+    Line(Line),
+    Members(Members),
     ResultKeys(ResultKeys),
 }
 
@@ -698,14 +671,14 @@ impl Read {
         Ok(())
     }
 
-    fn message<'de, A: MapAccess<'de>>(mut map: A) -> Result<InboundMembers, A::Error> {
-        let mut m = InboundMembers::default();
+    fn members<'de, A: MapAccess<'de>>(mut map: A) -> Result<Members, A::Error> {
+        let mut m = Members::default();
         while let Some(name) = Self::key(&mut map)? {
             match name {
-                Some("id") => m.id = Some(map.next_value()?),
                 Some("jsonrpc") => {
                     m.jsonrpc_2_0 = matches!(Self::value(&mut map, Want::Is20)?, Got::Yes);
                 }
+                Some("id") => m.id = Some(map.next_value()?),
                 Some("method") => {
                     m.method = Some(match Self::value(&mut map, Want::Text)? {
                         Got::Text(text) => Some(text),
@@ -717,41 +690,13 @@ impl Read {
                     m.params_structured = Some(matches!(structured, Got::Yes));
                 }
                 Some("result") => {
-                    m.has_result = true;
-                    Self::value(&mut map, Want::Skip)?;
-                }
-                Some("error") => {
-                    m.has_error = true;
-                    Self::value(&mut map, Want::Skip)?;
-                }
-                _ => {
-                    Self::value(&mut map, Want::Skip)?;
-                }
-            }
-        }
-        Ok(m)
-    }
-
-    fn reply<'de, A: MapAccess<'de>>(mut map: A) -> Result<ReplyObject, A::Error> {
-        let mut reply = ReplyObject::default();
-        while let Some(name) = Self::key(&mut map)? {
-            match name {
-                Some("jsonrpc") => {
-                    reply.jsonrpc_2_0 = matches!(Self::value(&mut map, Want::Is20)?, Got::Yes);
-                }
-                Some("method") => {
-                    reply.has_method = true;
-                    Self::value(&mut map, Want::Skip)?;
-                }
-                Some("id") => reply.id = Some(map.next_value()?),
-                Some("result") => {
-                    reply.result = Some(match Self::value(&mut map, Want::ResultKeys)? {
+                    m.result = Some(match Self::value(&mut map, Want::ResultKeys)? {
                         Got::ResultKeys(keys) => keys,
                         _ => ResultKeys::default(),
                     });
                 }
                 Some("error") => {
-                    reply.error = Some(match Self::value(&mut map, Want::ErrorCode)? {
+                    m.error = Some(match Self::value(&mut map, Want::ErrorCode)? {
                         Got::I64(code) => Some(code),
                         _ => None,
                     });
@@ -761,7 +706,7 @@ impl Read {
                 }
             }
         }
-        Ok(reply)
+        Ok(m)
     }
 
     fn result_keys<'de, A: MapAccess<'de>>(mut map: A) -> Result<ResultKeys, A::Error> {
@@ -841,25 +786,15 @@ impl<'de> Visitor<'de> for Read {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Got, A::Error> {
         Ok(match self.0 {
-            Want::InboundLine => {
+            Want::Line => {
                 let mut items = Vec::new();
-                while let Some(item) = seq.next_element_seed(Read(Want::Message))? {
+                while let Some(item) = seq.next_element_seed(Read(Want::Members))? {
                     items.push(match item {
-                        Got::Message(m) => InboundShape::Object(m),
-                        _ => InboundShape::NotObject,
+                        Got::Members(m) => Shape::Object(m),
+                        _ => Shape::NotObject,
                     });
                 }
-                Got::InboundLine(InboundLine::Batch(items))
-            }
-            Want::OutputLine => {
-                let mut replies = Vec::new();
-                while let Some(reply) = seq.next_element_seed(Read(Want::Reply))? {
-                    replies.push(match reply {
-                        Got::Reply(reply) => Reply::Object(reply),
-                        _ => Reply::NotObject,
-                    });
-                }
-                Got::OutputLine(OutputLine::Batch(replies))
+                Got::Line(Line::Batch(items))
             }
             want => {
                 while seq.next_element_seed(Read(Want::Skip))?.is_some() {}
@@ -873,14 +808,8 @@ impl<'de> Visitor<'de> for Read {
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Got, A::Error> {
         Ok(match self.0 {
-            Want::InboundLine => Got::InboundLine(InboundLine::Single(InboundShape::Object(
-                Self::message(map)?,
-            ))),
-            Want::Message => Got::Message(Self::message(map)?),
-            Want::OutputLine => {
-                Got::OutputLine(OutputLine::Single(Reply::Object(Self::reply(map)?)))
-            }
-            Want::Reply => Got::Reply(Self::reply(map)?),
+            Want::Line => Got::Line(Line::Single(Shape::Object(Self::members(map)?))),
+            Want::Members => Got::Members(Self::members(map)?),
             Want::ResultKeys => Got::ResultKeys(Self::result_keys(map)?),
             Want::ErrorCode => Self::error_code(map)?,
             Want::Structured => {
