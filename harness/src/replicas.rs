@@ -195,7 +195,7 @@ fn spawn_http(command: &str) -> Result<(u16, ServerHandle), StartError> {
     let child = cmd
         .spawn()
         .map_err(|e| StartError::new(format!("cannot start `{line}`: {e}")))?;
-    crate::target::count_start();
+    crate::target::count_start(child.id());
     Ok((port, ServerHandle::process(child)))
 }
 

@@ -3,7 +3,6 @@
 //! scenario cap.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -115,15 +114,19 @@ pub async fn run_observed(
     options: RunOptions,
     observe: &(dyn Fn(&CheckResult) + Sync),
 ) -> Result<RunReport, StartError> {
-    let counter = Arc::new(AtomicUsize::new(0));
+    let started = Arc::new(crate::target::Started::default());
     let mode = options.isolation;
-    let mut report = crate::target::counting_starts(
-        counter.clone(),
-        run_counted(target, checks, options, observe, counter.clone()),
+    let report = crate::target::counting_starts(
+        started.clone(),
+        run_counted(target, checks, options, observe, started.clone()),
     )
-    .await?;
+    .await;
+    // Every server was ended (or dropped, and so killed) with its check: the run returns once
+    // they are all gone, not a moment before (POL-21: none outlives the run).
+    started.wait_gone(Duration::from_secs(2)).await;
+    let mut report = report?;
     report.processes = Some(crate::report::Processes {
-        started: counter.load(Ordering::Relaxed),
+        started: started.count(),
         isolation: match mode {
             crate::pool::Mode::Shared => "shared",
             crate::pool::Mode::Fresh => "fresh",
@@ -139,7 +142,7 @@ async fn run_counted(
     checks: &[Check],
     options: RunOptions,
     observe: &(dyn Fn(&CheckResult) + Sync),
-    counter: Arc<AtomicUsize>,
+    counter: Arc<crate::target::Started>,
 ) -> Result<RunReport, StartError> {
     let started = Instant::now();
     // The instances live as long as this function: dropped (their processes killed) on every

@@ -11,22 +11,54 @@ use mcp_reference_server as reference;
 use crate::transport::{LineReader, LineTransport, ServerHandle};
 
 tokio::task_local! {
-    /// The run's count of servers started (see [`counting_starts`]).
-    static STARTED: Arc<AtomicUsize>;
+    /// The run's record of servers started (see [`counting_starts`]).
+    static STARTED: Arc<Started>;
+}
+
+/// The servers a run started: how many (the run summary's "processes started"), and the process
+/// groups of those that are processes, so that the run can end only once every one is gone.
+#[derive(Debug, Default)]
+pub struct Started {
+    count: AtomicUsize,
+    groups: std::sync::Mutex<Vec<u32>>,
+}
+
+impl Started {
+    /// How many servers were started (processes and in-memory servers).
+    pub fn count(&self) -> usize {
+        self.count.load(Ordering::Relaxed)
+    }
+
+    /// Waits, up to `within`, until no process of any group started is left (a dropped server
+    /// is killed at once but reaped a moment later; a shell's child, later still).
+    pub async fn wait_gone(&self, within: std::time::Duration) {
+        let groups = self.groups.lock().map(|g| g.clone()).unwrap_or_default();
+        let deadline = tokio::time::Instant::now() + within;
+        for group in groups {
+            while crate::transport::group_exists(group) && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+        }
+    }
 }
 
 /// Runs `f` with every server [`Target::connect`] starts in it (a process, or an in-memory
-/// server) counted in `counter`: the run summary's "processes started". Tasks spawned inside
-/// must be wrapped again.
+/// server) recorded in `started`. Tasks spawned inside must be wrapped again.
 pub fn counting_starts<F: std::future::Future>(
-    counter: Arc<AtomicUsize>,
+    started: Arc<Started>,
     f: F,
 ) -> impl std::future::Future<Output = F::Output> {
-    STARTED.scope(counter, f)
+    STARTED.scope(started, f)
 }
 
-pub(crate) fn count_start() {
-    let _ = STARTED.try_with(|c| c.fetch_add(1, Ordering::Relaxed));
+/// Records one server started; `group`: the process group it leads, if it is a process.
+pub(crate) fn count_start(group: Option<u32>) {
+    let _ = STARTED.try_with(|s| {
+        s.count.fetch_add(1, Ordering::Relaxed);
+        if let (Some(group), Ok(mut groups)) = (group, s.groups.lock()) {
+            groups.push(group);
+        }
+    });
 }
 
 /// A server to test.
@@ -163,7 +195,7 @@ impl Target {
                 // Two pipes: client→server (the server's stdin) and server→client (its stdout).
                 let (client_out, server_in) = tokio::io::duplex(256 * 1024);
                 let (server_out, client_in) = tokio::io::duplex(256 * 1024);
-                count_start();
+                count_start(None);
                 let task = tokio::spawn(reference::serve_stream(
                     config.clone(),
                     server_in,
@@ -196,7 +228,7 @@ impl Target {
                 let mut child = cmd
                     .spawn()
                     .map_err(|source| StartError::spawn(program, &source))?;
-                count_start();
+                count_start(child.id());
                 let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
                     return Err(StartError::spawn(
                         program,

@@ -176,6 +176,15 @@ impl RunBudget {
 /// A received message larger than this is kept as its size and first bytes only.
 pub const MAX_MESSAGE_KEPT: usize = 64 * 1024;
 
+/// What carried a message that breaks its schema, and so is the finding's evidence.
+#[derive(Debug, Clone, Copy)]
+enum Carrier {
+    /// The received message of this entry (`None`: it has no entry).
+    Entry(Option<u32>),
+    /// A raw exchange's message, noted last with [`Recorder::note_judged`].
+    LastJudged,
+}
+
 impl Recorder {
     /// A recorder that also draws on the run's shared budget.
     pub fn with_run_budget(budget: Arc<RunBudget>) -> Self {
@@ -353,25 +362,26 @@ impl Recorder {
         seq: Option<u32>,
         violations: Vec<crate::schema::Violation>,
     ) {
-        self.schema_violations_of(conn, Some(seq), violations);
+        self.schema_violations_of(conn, Carrier::Entry(seq), violations);
     }
 
     /// Records that a message received outside the driver (a raw HTTP exchange, which has no
     /// entry of its own) breaks its schema; the evidence is the exchange noted as judged just
     /// before (see [`Recorder::note_judged`]), the one that carried it.
     pub fn raw_schema_violations(&self, conn: u32, violations: Vec<crate::schema::Violation>) {
-        self.schema_violations_of(conn, None, violations);
+        self.schema_violations_of(conn, Carrier::LastJudged, violations);
     }
 
-    /// `entry`: the received message's entry (`Some(None)` when it has none), or `None` for a
-    /// raw exchange's message, judged as the last judged note.
     fn schema_violations_of(
         &self,
         conn: u32,
-        entry: Option<Option<u32>>,
+        carrier: Carrier,
         violations: Vec<crate::schema::Violation>,
     ) {
-        let seq = entry.flatten();
+        let seq = match carrier {
+            Carrier::Entry(seq) => seq,
+            Carrier::LastJudged => None,
+        };
         {
             let Ok(mut log) = self.0.lock() else {
                 return;
@@ -379,11 +389,11 @@ impl Recorder {
             if log.schema.len() >= MAX_SCHEMA_FINDINGS {
                 return;
             }
-            let evidence = match entry {
-                Some(seq) => seq
+            let evidence = match carrier {
+                Carrier::Entry(seq) => seq
                     .and_then(|seq| log.entries.iter().find(|e| e.seq == seq))
                     .map(Evidence::of),
-                None => log.judged.clone(),
+                Carrier::LastJudged => log.judged.clone(),
             };
             log.schema.push(SchemaFinding {
                 evidence,

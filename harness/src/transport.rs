@@ -12,6 +12,7 @@
 pub mod http;
 mod lines;
 mod process;
+pub(crate) use process::group_exists;
 
 use std::time::Duration;
 

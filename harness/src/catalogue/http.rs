@@ -7,7 +7,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::http_support::{Answer, endpoint, post, validate_messages};
+use super::http_support::{
+    Answer, endpoint, event_messages, is_response, post, quote_messages, validate_messages,
+};
 use super::prelude::*;
 use crate::transport::http::client::{self, Request};
 
@@ -613,32 +615,26 @@ async fn streamed(s: &Scenario, steps: u64, delay_ms: u64) -> Result<Streamed, O
                 break;
             }
             Ok(Some(chunk)) => {
-                for ev in parser.feed(&chunk).unwrap_or_default() {
-                    if let Ok(v) = serde_json::from_str::<Value>(&ev.data) {
-                        answered |= v.get("result").is_some() || v.get("error").is_some();
-                        out.events.push(v);
-                    }
+                for v in event_messages(&mut parser, &chunk) {
+                    answered |= is_response(&v);
+                    out.events.push(v);
                 }
             }
             Err(_) => break,
         }
     }
     // The stream as a whole is what the SSE checks judge: its events, quoted, and its end.
-    let events: Vec<String> = out
-        .events
-        .iter()
-        .map(|e| crate::driver::preview(e, 120))
-        .collect();
+    let quoted = quote_messages(&out.events);
     let text = format!(
         "POST tools/call {} -> HTTP {} text/event-stream, {} events ({}), stream ended: {}",
         tool::SLOW,
         out.status,
         out.events.len(),
-        events.join(" "),
+        quoted,
         out.ended
     );
     // The events first: a request among them is what one SSE check judges.
-    let quote = format!("{} (stream ended: {})", events.join(" "), out.ended);
+    let quote = format!("{quoted} (stream ended: {})", out.ended);
     s.note_judged(text, &quote);
     // Every event is a message the server sent: judged by the schema layer like any other.
     validate_messages(s, &call, &out.events);
@@ -715,17 +711,8 @@ async fn sse_close_cancels(s: &mut Scenario) -> Verdict {
         // Read the first event, then drop the connection; what it carried is judged too.
         if let Ok(Some(chunk)) = r.chunk(deadline).await {
             let mut parser = crate::transport::http::sse::SseParser::new(s.settings().max_message);
-            let events: Vec<Value> = parser
-                .feed(&chunk)
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|ev| serde_json::from_str(&ev.data).ok())
-                .collect();
-            let quoted: Vec<String> = events
-                .iter()
-                .map(|e| crate::driver::preview(e, 120))
-                .collect();
-            let quote = quoted.join(" ");
+            let events = event_messages(&mut parser, &chunk);
+            let quote = quote_messages(&events);
             s.note_judged(
                 format!("POST tools/call {}: its first event {quote}", tool::SLOW),
                 &quote,

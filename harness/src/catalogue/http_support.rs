@@ -70,11 +70,8 @@ pub(super) async fn post(s: &Scenario, req: &Request) -> Result<Answer, Outcome>
         let short = Instant::now() + s.settings().expect_timeout;
         'read: while let Ok(Some(chunk)) = response.chunk(short.min(deadline)).await {
             body.extend_from_slice(&chunk);
-            for ev in parser.feed(&chunk).unwrap_or_default() {
-                let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
-                    continue;
-                };
-                if v.get("result").is_some() || v.get("error").is_some() {
+            for v in event_messages(&mut parser, &chunk) {
+                if is_response(&v) {
                     json = Some(v);
                     break 'read;
                 }
@@ -102,6 +99,34 @@ pub(super) async fn post(s: &Scenario, req: &Request) -> Result<Answer, Outcome>
     before.extend(answer.json.clone());
     validate_messages(s, req, &before);
     Ok(answer)
+}
+
+/// The JSON messages of the events `chunk` completes (events whose data is not JSON are left
+/// to the checks that judge the stream's framing).
+pub(super) fn event_messages(
+    parser: &mut crate::transport::http::sse::SseParser,
+    chunk: &[u8],
+) -> Vec<Value> {
+    parser
+        .feed(chunk)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|ev| serde_json::from_str(&ev.data).ok())
+        .collect()
+}
+
+/// Whether `message` is a JSON-RPC response (a result or an error), which ends its stream.
+pub(super) fn is_response(message: &Value) -> bool {
+    message.get("result").is_some() || message.get("error").is_some()
+}
+
+/// Messages quoted for a note: each previewed, in order.
+pub(super) fn quote_messages(messages: &[Value]) -> String {
+    messages
+        .iter()
+        .map(|m| crate::driver::preview(m, 120))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The JSON-RPC messages of a raw exchange (its answer, and what an event stream carried before

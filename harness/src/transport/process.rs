@@ -259,7 +259,7 @@ fn kill_group(_pid: u32) {}
 
 /// Whether any process (a zombie included) is left in group `pid`.
 #[cfg(unix)]
-fn group_exists(pid: u32) -> bool {
+pub(crate) fn group_exists(pid: u32) -> bool {
     use rustix::process::{Pid, test_kill_process_group};
     let group = i32::try_from(pid)
         .ok()
@@ -269,7 +269,7 @@ fn group_exists(pid: u32) -> bool {
 }
 
 #[cfg(not(unix))]
-fn group_exists(_pid: u32) -> bool {
+pub(crate) fn group_exists(_pid: u32) -> bool {
     false
 }
 
