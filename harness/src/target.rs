@@ -35,9 +35,7 @@ impl Started {
         let groups = self.groups.lock().map(|g| g.clone()).unwrap_or_default();
         let deadline = tokio::time::Instant::now() + within;
         for group in groups {
-            while crate::transport::group_exists(group) && tokio::time::Instant::now() < deadline {
-                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-            }
+            crate::transport::wait_group_gone(group, deadline).await;
         }
     }
 }

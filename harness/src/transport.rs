@@ -12,7 +12,7 @@
 pub mod http;
 mod lines;
 mod process;
-pub(crate) use process::group_exists;
+pub(crate) use process::wait_group_gone;
 
 use std::time::Duration;
 

@@ -139,9 +139,7 @@ impl ServerHandle {
                 // `sh -c`) is a grandchild: killed with the group, but reaped by init, a few ms
                 // later. Gone means the whole group is gone.
                 if let Some(pid) = pid {
-                    while group_exists(pid) && tokio::time::Instant::now() < deadline {
-                        tokio::time::sleep(Duration::from_millis(5)).await;
-                    }
+                    wait_group_gone(pid, deadline).await;
                 }
             }
             ServerHandle::Task { task, exited } => {
@@ -257,9 +255,16 @@ fn kill_group(pid: u32) {
 #[cfg(not(unix))]
 fn kill_group(_pid: u32) {}
 
+/// Waits until no process is left in group `pid`, or `deadline`.
+pub(crate) async fn wait_group_gone(pid: u32, deadline: tokio::time::Instant) {
+    while group_exists(pid) && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 /// Whether any process (a zombie included) is left in group `pid`.
 #[cfg(unix)]
-pub(crate) fn group_exists(pid: u32) -> bool {
+fn group_exists(pid: u32) -> bool {
     use rustix::process::{Pid, test_kill_process_group};
     let group = i32::try_from(pid)
         .ok()
@@ -269,7 +274,7 @@ pub(crate) fn group_exists(pid: u32) -> bool {
 }
 
 #[cfg(not(unix))]
-pub(crate) fn group_exists(_pid: u32) -> bool {
+fn group_exists(_pid: u32) -> bool {
     false
 }
 
