@@ -210,7 +210,7 @@ mod tests {
     fn coverage_counts_every_requirement_once() {
         let c = Coverage::of(&catalogue::all());
         assert_eq!(c.total, 97);
-        assert_eq!(c.requirements.len(), 97);
+        assert_eq!(c.requirements.len(), 112);
         assert_eq!(c.by_era.values().map(|t| t.total).sum::<usize>(), 97);
         assert_eq!(c.by_level.values().map(|t| t.total).sum::<usize>(), 97);
         assert_eq!(

@@ -24,25 +24,44 @@ pub struct Requirement {
 #[derive(Deserialize)]
 struct File {
     requirements: Vec<Requirement>,
+    /// What an MCP client must do (CLI-n), judged by `mcpspec client`.
+    #[serde(default)]
+    client_requirements: Vec<Requirement>,
 }
 
-/// The catalogue, parsed once. The embedded file is ours and tested, so a parse failure is a
-/// build defect, caught by the unit test below.
-pub fn catalogue() -> &'static BTreeMap<String, Requirement> {
-    static CATALOGUE: OnceLock<BTreeMap<String, Requirement>> = OnceLock::new();
-    CATALOGUE.get_or_init(|| {
-        let file: File = crate::yaml::from_str(CATALOGUE_YAML).unwrap_or(File {
+/// The embedded file, parsed once. It is ours and tested, so a parse failure is a build defect,
+/// caught by the unit test below.
+fn file() -> &'static File {
+    static FILE: OnceLock<File> = OnceLock::new();
+    FILE.get_or_init(|| {
+        crate::yaml::from_str(CATALOGUE_YAML).unwrap_or(File {
             requirements: vec![],
-        });
-        file.requirements
-            .into_iter()
-            .map(|r| (r.id.clone(), r))
-            .collect()
+            client_requirements: vec![],
+        })
     })
 }
 
+fn by_id(list: &[Requirement]) -> BTreeMap<String, Requirement> {
+    list.iter().map(|r| (r.id.clone(), r.clone())).collect()
+}
+
+/// The server requirements, by id.
+pub fn catalogue() -> &'static BTreeMap<String, Requirement> {
+    static CATALOGUE: OnceLock<BTreeMap<String, Requirement>> = OnceLock::new();
+    CATALOGUE.get_or_init(|| by_id(&file().requirements))
+}
+
+/// The client requirements (CLI-n), by id.
+pub fn client_catalogue() -> &'static BTreeMap<String, Requirement> {
+    static CATALOGUE: OnceLock<BTreeMap<String, Requirement>> = OnceLock::new();
+    CATALOGUE.get_or_init(|| by_id(&file().client_requirements))
+}
+
+/// A server or client requirement by id.
 pub fn requirement(id: &str) -> Option<&'static Requirement> {
-    catalogue().get(id)
+    catalogue()
+        .get(id)
+        .or_else(|| client_catalogue().get(id))
 }
 
 /// Where `S/` in a requirement's `source` points.
@@ -106,6 +125,9 @@ pub const POLICIES: &[(&str, &str)] = &[
         "SSE: empty-data events are no message; every event counts",
     ),
     ("POL-28", "era-independent checks on legacy-only servers"),
+    ("POL-29", "id: null in HTTP rejections decided from the headers"),
+    ("POL-30", "verdicts carry their evidence: confirmed on a fresh process"),
+    ("POL-31", "the feature surface: what is read and called"),
 ];
 
 /// Whether `id` names a requirement or a policy.
@@ -118,8 +140,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn catalogue_has_all_97_requirements() {
-        assert_eq!(catalogue().len(), 97);
+    fn catalogue_has_all_112_server_and_10_client_requirements() {
+        assert_eq!(catalogue().len(), 112);
+        assert_eq!(client_catalogue().len(), 10);
+        assert!(requirement("CLI-2").is_some_and(|r| r.text.contains("server/discover")));
         assert!(requirement("RPC-5").is_some_and(|r| r.text.contains("-32700")));
     }
 

@@ -205,7 +205,7 @@ fn coverage_prints_the_figure_json_and_markdown() {
     let coverage = mcpspec::coverage::Coverage::of(&mcpspec::catalogue::all());
     let text = stdout(&mcpspec().arg("coverage").assert().code(0));
     assert!(
-        text.starts_with(&format!("requirement coverage: {}/97", coverage.covered)),
+        text.starts_with(&format!("requirement coverage: {}/112", coverage.covered)),
         "{text}"
     );
     let json: serde_json::Value = serde_json::from_str(&stdout(
@@ -213,7 +213,7 @@ fn coverage_prints_the_figure_json_and_markdown() {
     ))
     .unwrap();
     assert_eq!(json["total"], 97);
-    assert_eq!(json["requirements"].as_array().unwrap().len(), 97);
+    assert_eq!(json["requirements"].as_array().unwrap().len(), 112);
     let md = stdout(&mcpspec().args(["coverage", "--markdown"]).assert().code(0));
     assert!(md.starts_with("## Requirement coverage:"), "{md}");
     assert!(md.contains("| RPC-6 | modern | MUST | "), "{md}");
@@ -221,7 +221,7 @@ fn coverage_prints_the_figure_json_and_markdown() {
         .lines()
         .filter(|l| l.starts_with("| ") && l.contains('-'))
         .count();
-    assert!(rows >= 97, "one row per requirement: {md}");
+    assert!(rows >= 112, "one row per requirement: {md}");
 }
 
 // --- the `cargo test` integration example ----------------------------------------------------
