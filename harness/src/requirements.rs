@@ -59,9 +59,7 @@ pub fn client_catalogue() -> &'static BTreeMap<String, Requirement> {
 
 /// A server or client requirement by id.
 pub fn requirement(id: &str) -> Option<&'static Requirement> {
-    catalogue()
-        .get(id)
-        .or_else(|| client_catalogue().get(id))
+    catalogue().get(id).or_else(|| client_catalogue().get(id))
 }
 
 /// Where `S/` in a requirement's `source` points.
@@ -125,8 +123,14 @@ pub const POLICIES: &[(&str, &str)] = &[
         "SSE: empty-data events are no message; every event counts",
     ),
     ("POL-28", "era-independent checks on legacy-only servers"),
-    ("POL-29", "id: null in HTTP rejections decided from the headers"),
-    ("POL-30", "verdicts carry their evidence: confirmed on a fresh process"),
+    (
+        "POL-29",
+        "id: null in HTTP rejections decided from the headers",
+    ),
+    (
+        "POL-30",
+        "verdicts carry their evidence: confirmed on a fresh process",
+    ),
     ("POL-31", "the feature surface: what is read and called"),
 ];
 
