@@ -199,6 +199,19 @@ pub struct CheckOptions {
     pub probe_profile: bool,
 }
 
+/// Where a [`Isolation::Shared`] check's shared connection comes from.
+#[derive(Debug, Clone, Default)]
+pub enum Lease {
+    /// A pooled process earlier checks used (the run's pool decides, POL-21).
+    #[default]
+    Pool,
+    /// A process nothing was written to: a verdict from a shared process confirmed (POL-30).
+    Fresh,
+    /// A fresh process, with these writes replayed to it before the check: a verdict that
+    /// depends on earlier traffic reproduced (POL-30), or a transcript replayed.
+    Prefixed(Arc<Vec<Vec<u8>>>),
+}
+
 /// The context a check runs in: the target, the settings, and the transcript it writes.
 #[derive(Debug)]
 pub struct Scenario {
@@ -219,6 +232,12 @@ pub struct Scenario {
     spawn_now: bool,
     /// The instances of the server, when the run has several (POL-22).
     replicas: Option<Arc<crate::replicas::Replicas>>,
+    /// The check's id (what the pool says wrote to a shared process).
+    check: &'static str,
+    /// Where the shared connection comes from.
+    lease: Lease,
+    /// What earlier checks wrote to the shared process this check leased (POL-30).
+    prior: Option<crate::transport::SentLog>,
 }
 
 impl Scenario {
@@ -241,9 +260,24 @@ impl Scenario {
             leased: None,
             spawn_now: false,
             replicas: None,
+            check: "",
+            lease: Lease::Pool,
+            prior: None,
         }
     }
 
+    /// The check this scenario runs, and where its shared connection comes from.
+    pub fn for_check(mut self, check: &'static str, lease: Lease) -> Self {
+        self.check = check;
+        self.lease = lease;
+        self
+    }
+
+    /// What earlier checks wrote to the shared process this check ran on, when it ran on one
+    /// (POL-30): empty for a process new to the pool.
+    pub fn prior(&self) -> Option<&crate::transport::SentLog> {
+        self.prior.as_ref()
+    }
     /// The run's instances of the server (POL-22).
     pub fn with_replicas(mut self, replicas: Option<Arc<crate::replicas::Replicas>>) -> Self {
         self.replicas = replicas;
@@ -378,10 +412,18 @@ impl Scenario {
             && self.leased.is_none()
             && self.conns == 1;
         let spawned = match &self.processes {
-            Some(p) if shared && p.pools() => {
-                let got = p.lease(&self.rec, self.conns).await;
+            Some(p) if shared && !matches!(self.lease, Lease::Pool) => {
+                let got = p.fresh_lease(self.check);
                 if got.is_ok() {
                     self.leased = Some(self.conns);
+                }
+                got
+            }
+            Some(p) if shared && p.pools() => {
+                let got = p.lease(&self.rec, self.conns, self.check).await;
+                if let Ok(spawned) = &got {
+                    self.leased = Some(self.conns);
+                    self.prior = spawned.prior.clone();
                 }
                 got
             }
@@ -394,6 +436,7 @@ impl Scenario {
                     at: tokio::time::Instant::now(),
                     warm: false,
                     slot: None,
+                    prior: None,
                 }),
         }
         .map_err(|e| Outcome::error(e.to_string()))?;
@@ -405,15 +448,18 @@ impl Scenario {
             self.settings.clone(),
         )
         .spawned_at(spawned.at)
-        .holding(spawned.slot);
+        .holding(spawned.slot)
+        .serving_legacy(self.facts.legacy_version());
         if spawned.warm {
             peer.assume_heard();
         }
-        Ok(if self.leased == Some(self.conns) {
-            peer.leased(self.returned.clone())
-        } else {
-            peer
-        })
+        if self.leased != Some(self.conns) {
+            return Ok(peer);
+        }
+        if let Lease::Prefixed(writes) = &self.lease {
+            peer.replay_prefix(writes).await;
+        }
+        Ok(peer.leased(self.returned.clone()))
     }
 
     /// The era a [`Need::AnyEra`] check speaks: modern when the server serves it, else legacy

@@ -9,6 +9,7 @@
 pub mod explain;
 pub mod listing;
 pub mod negotiate;
+pub mod replay;
 pub mod report;
 pub mod run;
 

@@ -18,6 +18,7 @@
 mod builder;
 mod conversation;
 pub mod lease;
+mod prefix;
 mod reply;
 
 use std::collections::VecDeque;
@@ -129,6 +130,9 @@ pub struct Peer {
     /// The connection can no longer be handed to another check (closed, input closed, raw
     /// bytes or a failed write).
     broken: bool,
+    /// Whether what arrives is the check's to judge: off while earlier traffic is replayed
+    /// before it (POL-30), whose answers are recorded but never validated.
+    judging: bool,
 }
 
 /// Outstanding ids kept per connection; past this the connection counts as broken.
@@ -203,7 +207,16 @@ impl Peer {
             outstanding: Vec::new(),
             slot: None,
             broken: false,
+            judging: true,
         }
+    }
+
+    /// The legacy revision the server serves (its probe's `initialize`): a legacy reply to a
+    /// request that named no version is judged by that revision's schema (see
+    /// [`crate::schema::Asked`]).
+    pub fn serving_legacy(mut self, revision: Option<&str>) -> Self {
+        self.asked.set_legacy_fallback(revision);
+        self
     }
 
     /// Holds the server's place among the processes alive at once until the peer is dropped.
@@ -387,6 +400,9 @@ impl Peer {
         let Some(json) = json else {
             return;
         };
+        if !self.judging {
+            return;
+        }
         let violations = self.asked.validate(&self.settings.schema, json);
         if !violations.is_empty() {
             self.rec.schema_violations(self.conn, seq, violations);

@@ -32,7 +32,8 @@ enum Command {
     /// The version-negotiation matrix: what the server answers, per revision, to modern and
     /// legacy clients.
     Negotiate(Box<cli::negotiate::NegotiateArgs>),
-    /// Replay a reproducer written by `mcpspec fuzz`.
+    /// Replay a reproducer written by `mcpspec fuzz`, or a check's transcript file (`run
+    /// --transcripts DIR`): its earlier traffic first, then the check, on a fresh process.
     Replay(mcpspec::fuzz::cli::ReplayArgs),
     /// One check in full: what it sends and expects, its requirements with their sources, the
     /// policies it applies, and what a fix usually is.
@@ -66,6 +67,9 @@ fn main() -> ExitCode {
         Command::Run(args) => ExitCode::from(cli::run::run(*args)),
         Command::Negotiate(args) => ExitCode::from(cli::negotiate::run(*args)),
         Command::Fuzz(args) => ExitCode::from(mcpspec::fuzz::cli::fuzz_main(*args)),
+        Command::Replay(args) if cli::replay::is_transcript(&args.file) => {
+            ExitCode::from(cli::replay::run(&args))
+        }
         Command::Replay(args) => ExitCode::from(mcpspec::fuzz::cli::replay_main(args)),
         Command::Explain { id } => ExitCode::from(cli::explain::explain(&id)),
         Command::Baseline(args) => ExitCode::from(cli::explain::baseline(*args)),

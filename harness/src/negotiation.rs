@@ -247,12 +247,18 @@ pub enum Cell {
     NoReply,
 }
 
-/// One row: a requested version, asked as a modern request and as a legacy `initialize`.
+/// One row: a requested version, asked as a modern request and as a legacy `initialize`, each
+/// on a fresh connection, and as a modern request on one connection that served 2026-07-28
+/// first (META-3: the answer must not depend on the connection's history).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Row {
     pub version: String,
     pub modern: Cell,
     pub legacy: Cell,
+    /// The modern request on a used connection (absent when the server served no 2026-07-28
+    /// `server/discover` to use it with, and in expectations written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub used: Option<Cell>,
 }
 
 /// The version matrix.
@@ -293,6 +299,7 @@ pub async fn matrix(target: &Target, settings: &Arc<Settings>) -> Result<Matrix,
             }));
         }
     }
+    let used = used_column(target, settings).await;
     let mut cells = Vec::new();
     for h in handles {
         cells.push(h.await.unwrap_or(Cell::NoReply));
@@ -300,10 +307,12 @@ pub async fn matrix(target: &Target, settings: &Arc<Settings>) -> Result<Matrix,
     let rows = matrix_versions()
         .into_iter()
         .zip(cells.chunks(2))
-        .map(|(v, pair)| Row {
+        .enumerate()
+        .map(|(i, (v, pair))| Row {
             version: v.to_owned(),
             modern: pair[0].clone(),
             legacy: pair[1].clone(),
+            used: used.as_ref().and_then(|u| u.get(i).cloned()),
         })
         .collect();
     Ok(Matrix { rows })
@@ -321,6 +330,35 @@ async fn cell(target: &Target, settings: &Arc<Settings>, v: &str, legacy: bool) 
     } else {
         peer.call(request(method::DISCOVER).version(v)).await
     };
+    judge_cell(&reply, v, legacy)
+}
+
+/// The modern column again, on one connection: a `server/discover` at 2026-07-28 first, then
+/// each version's in turn. `None` when that first discover is not served (nothing to use the
+/// connection with).
+async fn used_column(target: &Target, settings: &Arc<Settings>) -> Option<Vec<Cell>> {
+    let transport = target.connect(settings.max_message).ok()?;
+    let mut peer = Peer::new(
+        transport,
+        Recorder::default(),
+        1,
+        Era::Modern,
+        settings.clone(),
+    );
+    let first = peer.call(request(method::DISCOVER)).await;
+    if judge_cell(&first, version::MODERN, false) != Cell::Served {
+        return None;
+    }
+    let mut cells = Vec::new();
+    for v in matrix_versions() {
+        let reply = peer.call(request(method::DISCOVER).version(v)).await;
+        cells.push(judge_cell(&reply, v, false));
+    }
+    Some(cells)
+}
+
+/// What one answer to version `v` is, as a cell.
+fn judge_cell(reply: &Reply, v: &str, legacy: bool) -> Cell {
     if let Some(result) = reply.result() {
         let answered = result.get("protocolVersion").and_then(Value::as_str);
         return match (legacy, answered) {
@@ -374,27 +412,51 @@ impl Matrix {
 
     /// A plain-text table.
     pub fn to_table(&self) -> String {
-        let rows: Vec<[String; 3]> = self
+        let with_used = self.rows.iter().any(|r| r.used.is_some());
+        let rows: Vec<Vec<String>> = self
             .rows
             .iter()
-            .map(|r| [r.version.clone(), r.modern.text(), r.legacy.text()])
+            .map(|r| {
+                let mut row = vec![r.version.clone(), r.modern.text(), r.legacy.text()];
+                if with_used {
+                    row.push(r.used.as_ref().map_or_else(|| "-".into(), Cell::text));
+                }
+                row
+            })
             .collect();
-        let header = [
+        let mut header = vec![
             "requested".to_owned(),
             "modern (server/discover)".into(),
             "legacy (initialize)".into(),
         ];
-        let width = |i: usize| {
-            rows.iter()
-                .map(|r| r[i].len())
-                .chain([header[i].len()])
-                .max()
-                .unwrap_or(0)
+        if with_used {
+            header.push("modern, used connection".into());
+        }
+        let widths: Vec<usize> = (0..header.len())
+            .map(|i| {
+                rows.iter()
+                    .map(|r| r[i].len())
+                    .chain([header[i].len()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |cells: &[String]| {
+            let last = cells.len() - 1;
+            let mut text = String::new();
+            for (i, c) in cells.iter().enumerate() {
+                if i == last {
+                    text.push_str(c);
+                } else {
+                    text.push_str(&format!("{c:<w$}  ", w = widths[i]));
+                }
+            }
+            text.push('\n');
+            text
         };
-        let (w0, w1) = (width(0), width(1));
-        let mut out = format!("{:<w0$}  {:<w1$}  {}\n", header[0], header[1], header[2]);
+        let mut out = line(&header);
         for r in &rows {
-            out.push_str(&format!("{:<w0$}  {:<w1$}  {}\n", r[0], r[1], r[2]));
+            out.push_str(&line(r));
         }
         out
     }
@@ -421,6 +483,16 @@ impl Matrix {
                             want.legacy.text(),
                             got.legacy.text()
                         ));
+                    }
+                    if let Some(want_used) = &want.used {
+                        if got.used.as_ref() != Some(want_used) {
+                            out.push(format!(
+                                "{} modern on a used connection: expected {}, got {}",
+                                want.version,
+                                want_used.text(),
+                                got.used.as_ref().map_or_else(|| "nothing".into(), Cell::text)
+                            ));
+                        }
                     }
                 }
             }

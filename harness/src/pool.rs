@@ -64,6 +64,9 @@ pub struct Spawned {
     pub warm: bool,
     /// Its place among the `--jobs` processes alive at once (POL-24), held as long as it lives.
     pub slot: Slot,
+    /// A pooled process: everything earlier checks wrote to it (POL-30), which the check's
+    /// verdict may depend on.
+    pub prior: Option<crate::transport::SentLog>,
 }
 
 /// A pooled process: warm, and known to have answered.
@@ -159,6 +162,7 @@ impl Processes {
         let Ok(mut spawned) = self.spawn() else {
             return;
         };
+        spawned.transport.keep_sent("the pool's qualification");
         let slot = spawned.slot.take();
         let mut peer = Peer::new(
             spawned.transport,
@@ -221,6 +225,7 @@ impl Processes {
             at,
             warm: false,
             slot,
+            prior: None,
         })
     }
 
@@ -272,16 +277,28 @@ impl Processes {
     /// A process for a shared check: an idle pooled one, else a spare, else a new one (a
     /// process new to the pool gets the start-up allowance as any other). What it wrote while
     /// idle is recorded into `rec` (the new check's transcript), marked as left over by the
-    /// check before, and never reaches the check.
-    pub async fn lease(&self, rec: &Recorder, conn: u32) -> Result<Spawned, StartError> {
+    /// check before, and never reaches the check. What `check` writes is kept from here on,
+    /// and the [`Spawned::prior`] says what earlier checks wrote (POL-30).
+    pub async fn lease(
+        &self,
+        rec: &Recorder,
+        conn: u32,
+        check: &str,
+    ) -> Result<Spawned, StartError> {
         let idle = self.idle.lock().ok().and_then(|mut i| i.pop());
         let Some(mut idle) = idle else {
             let spare = self.spares.lock().ok().and_then(|mut s| s.pop_front());
-            return match spare {
-                Some(s) => Ok(s),
-                None => self.spawn(),
+            let spawned = match spare {
+                Some(s) => s,
+                None => self.spawn()?,
             };
+            let mut spawned = self.admit(spawned).await?;
+            spawned.prior = spawned.transport.sent().cloned();
+            spawned.transport.mark_sent(check);
+            return Ok(spawned);
         };
+        let prior = idle.transport.sent().cloned();
+        idle.transport.mark_sent(check);
         let mut leftovers = Vec::new();
         // Only what is already buffered: a few milliseconds per line, no waiting.
         for _ in 0..64 {
@@ -313,26 +330,87 @@ impl Processes {
             at: idle.at,
             warm: true,
             slot: idle.slot,
+            prior: Some(prior.unwrap_or_default()),
         })
+    }
+
+    /// A process enters the pool once it answered a liveness `server/discover` (POL-21), so
+    /// every shared check runs on a process that has served a request, whichever process it
+    /// gets: a verdict that depends on that (POL-30) does not depend on the schedule. The wait
+    /// includes the start-up allowance; what the process wrote besides the answer is dropped
+    /// (it precedes every check).
+    async fn admit(&self, spawned: Spawned) -> Result<Spawned, StartError> {
+        let Spawned {
+            mut transport,
+            at,
+            slot,
+            ..
+        } = spawned;
+        transport.keep_sent("liveness");
+        let mut peer = Peer::new(
+            transport,
+            Recorder::default(),
+            1,
+            Era::Modern,
+            self.settings.clone(),
+        )
+        .spawned_at(at);
+        peer.set_late_grace(false);
+        let n = self.liveness_ids.fetch_add(1, Ordering::Relaxed);
+        let reply = peer
+            .call(request(method::DISCOVER).id(json!(format!("mcpspec-liveness-{n}"))))
+            .await;
+        let answered = reply.frame().is_some();
+        peer.drain_backlog();
+        let transport = peer.into_transport().ok_or_else(|| {
+            StartError::new(format!(
+                "a new server process closed before it answered a first server/discover ({})",
+                reply.describe()
+            ))
+        })?;
+        Ok(Spawned {
+            transport,
+            at,
+            warm: answered,
+            slot,
+            prior: None,
+        })
+    }
+
+    /// A fresh process for a check that would share one: a confirmation of a verdict from a
+    /// shared process (POL-30) runs the check exactly as it ran there, liveness after it
+    /// included, only on a process nothing was written to before (a spare or a new spawn).
+    pub fn fresh_lease(&self, check: &str) -> Result<Spawned, StartError> {
+        let mut spawned = match self.spares.lock().ok().and_then(|mut s| s.pop_front()) {
+            Some(s) => s,
+            None => self.spawn()?,
+        };
+        spawned.transport.keep_sent(check);
+        self.refill();
+        Ok(spawned)
     }
 
     /// After a shared check: proves the process alive with a liveness request under an id no
     /// check uses, drains what came before its answer into `rec` (marked), and puts the process
     /// back in the pool, retires it, or reports that it stopped (charged to `check`).
+    /// With `keep` false the process is retired after its liveness answer (a confirmation's
+    /// process, POL-30), never pooled.
     pub async fn give_back(
         &self,
         back: Returned,
         check: &'static str,
         rec: &Recorder,
         conn: u32,
+        keep: bool,
     ) -> AfterCheck {
         let Returned {
-            transport,
+            mut transport,
             at,
             slot,
             mut outstanding,
             broken,
         } = back;
+        transport.mark_sent("liveness");
         if broken {
             return AfterCheck::Alive;
         }
@@ -384,7 +462,7 @@ impl Processes {
                 }
             }
         };
-        if verdict == AfterCheck::Alive && outstanding.is_empty() {
+        if keep && verdict == AfterCheck::Alive && outstanding.is_empty() {
             if let (Some(transport), Ok(mut idle)) = (peer.into_transport(), self.idle.lock()) {
                 idle.push(Idle {
                     transport,

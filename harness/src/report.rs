@@ -49,6 +49,29 @@ pub struct CheckResult {
     /// shard's result object whole, so it is not read back into this type).
     #[serde(skip_deserializing, skip_serializing_if = "Vec::is_empty")]
     pub transcript: Vec<Entry>,
+    /// The earlier traffic on the same connection the verdict depends on (POL-30): replayed at
+    /// the start of the transcript, and again by `mcpspec replay TRANSCRIPT`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<crate::transcript::Prefix>,
+    /// How a non-pass verdict from a shared process was confirmed on a fresh one (POL-30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed: Option<Confirmation>,
+}
+
+/// How a verdict obtained on a process earlier checks had used was confirmed (POL-30).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "by")]
+pub enum Confirmation {
+    /// A fresh process gave the same verdict: the transcript is the fresh run's.
+    SameOnFresh,
+    /// A fresh process passed; `messages` of the earlier traffic reproduce the verdict, and
+    /// the transcript starts with them.
+    EarlierTraffic { messages: usize },
+    /// Nothing reproduced the shared process's verdict on a fresh one (Info, never Fail).
+    DidNotRecur { shared: Kind },
+    /// A fresh process gave another non-pass verdict, which stands (its transcript is
+    /// self-contained); the shared process's verdict did not recur.
+    FreshDiffers { shared: Kind },
 }
 
 impl CheckResult {
@@ -68,6 +91,8 @@ impl CheckResult {
             baseline_reason: None,
             transport: None,
             transcript,
+            prefix: None,
+            confirmed: None,
         }
     }
 
@@ -80,8 +105,9 @@ impl CheckResult {
 
     /// The check's transcript file (`--transcripts DIR`): a header that says which check it
     /// is, how it ended and why, then the events; a skipped check has only the header, its
-    /// message saying why it was skipped.
-    pub fn transcript_file(&self) -> TranscriptFile<'_> {
+    /// message saying why it was skipped. `replay` is what `mcpspec replay` needs besides the
+    /// target to run the check again.
+    pub fn transcript_file<'a>(&'a self, replay: Option<&'a ReplayHints>) -> TranscriptFile<'a> {
         TranscriptFile {
             check: &self.id,
             outcome: self.outcome.kind.label(),
@@ -89,8 +115,26 @@ impl CheckResult {
             requirements: &self.requirements,
             judged: self.outcome.evidence.as_ref().map(ToString::to_string),
             baseline: self.baseline_reason.as_deref(),
+            replay: replay.filter(|r| !r.is_empty()),
+            prefix: self.prefix.as_ref(),
             transcript: &self.transcript,
         }
+    }
+}
+
+/// The run options a check's verdict may depend on, written into its transcript file so that
+/// `mcpspec replay TRANSCRIPT` runs it as it ran.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayHints {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow_tool: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub probe_profile: bool,
+}
+
+impl ReplayHints {
+    pub fn is_empty(&self) -> bool {
+        self.allow_tool.is_empty() && !self.probe_profile
     }
 }
 
@@ -105,6 +149,12 @@ pub struct TranscriptFile<'a> {
     pub judged: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<&'a ReplayHints>,
+    /// The earlier traffic the transcript starts with (POL-30): what `mcpspec replay` writes
+    /// before it runs the check again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<&'a crate::transcript::Prefix>,
     #[serde(skip_serializing_if = "<[Entry]>::is_empty")]
     pub transcript: &'a [Entry],
 }
@@ -242,6 +292,9 @@ pub struct Processes {
     /// qualification), if it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unpooled: Option<String>,
+    /// Non-pass verdicts of shared processes run again on a fresh one (POL-30).
+    #[serde(default)]
+    pub confirmations: usize,
 }
 
 impl RunReport {

@@ -1,6 +1,9 @@
 //! Runs a selection of the catalogue against a target: probes what the target serves, then
 //! runs every check in its own scenario (fresh connections), several at a time, each under the
-//! scenario cap.
+//! scenario cap. A non-pass verdict from a shared process is confirmed on a fresh one before it
+//! is reported (`runner/confirm.rs`, POL-30).
+
+mod confirm;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -8,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
-use crate::check::{Check, CheckOptions, Facts, Isolation, Need, Scenario};
+use crate::check::{Check, CheckOptions, Facts, Isolation, Lease, Need, Scenario};
 use crate::driver::{Peer, Settings, request};
 use crate::negotiation::{Client, negotiate};
 use crate::outcome::{Era, Outcome};
@@ -31,6 +34,9 @@ pub struct RunOptions {
     pub replicas: Option<crate::replicas::ReplicaSpec>,
     /// Where the run says which checks are running now (the status line reads it).
     pub running: RunningChecks,
+    /// Where shared checks' shared connections come from: the pool, or (replaying a
+    /// transcript) a fresh process with a prefix replayed first (POL-30).
+    pub lease: Lease,
 }
 
 /// The checks running now, each with when it started: what a status line names while a long
@@ -93,6 +99,7 @@ impl Default for RunOptions {
             isolation: crate::pool::Mode::default(),
             replicas: None,
             running: RunningChecks::default(),
+            lease: Lease::Pool,
         }
     }
 }
@@ -132,7 +139,8 @@ pub async fn run_observed(
             crate::pool::Mode::Fresh => "fresh",
         }
         .into(),
-        unpooled: report.processes.take().and_then(|p| p.unpooled),
+        unpooled: report.processes.as_ref().and_then(|p| p.unpooled.clone()),
+        confirmations: report.processes.as_ref().map_or(0, |p| p.confirmations),
     });
     Ok(report)
 }
@@ -241,6 +249,7 @@ async fn run_counted(
         let replicas = replicas.clone();
         let counter = counter.clone();
         let running = options.running.clone();
+        let lease = options.lease.clone();
         handles[i] = Some(tokio::spawn(crate::target::counting_starts(
             counter,
             async move {
@@ -254,6 +263,7 @@ async fn run_counted(
                     processes,
                     replicas,
                     running,
+                    lease,
                 };
                 run_one(check, run).await
             },
@@ -290,6 +300,11 @@ async fn run_counted(
         started: 0,
         isolation: String::new(),
         unpooled: processes.unpooled(),
+        confirmations: report
+            .results
+            .iter()
+            .filter(|r| r.confirmed.is_some())
+            .count(),
     });
     report.instances = replicas.as_ref().map(|r| r.count());
     // Every check has ended, so this is the last reference: the spawned instances are ended
@@ -310,6 +325,7 @@ struct Run {
     processes: Arc<crate::pool::Processes>,
     replicas: Option<Arc<crate::replicas::Replicas>>,
     running: RunningChecks,
+    lease: Lease,
 }
 
 async fn run_one(check: Check, run: Run) -> CheckResult {
@@ -319,12 +335,41 @@ async fn run_one(check: Check, run: Run) -> CheckResult {
         return CheckResult::new(&check, Outcome::skipped(reason), Duration::ZERO, vec![]);
     }
     let _running = run.running.enter(check.id);
+    let first = attempt(check, &run, run.lease.clone()).await;
+    let done = if confirm::wanted(&first) {
+        confirm::confirm(check, &run, first).await
+    } else {
+        confirm::Confirmed::as_is(first)
+    };
+    let mut result = CheckResult::new(&check, done.outcome, started.elapsed(), done.transcript);
+    result.prefix = done.prefix;
+    result.confirmed = done.confirmed;
+    result
+}
+
+/// One run of a check's script, with every policy applied to its verdict.
+#[derive(Debug)]
+struct Attempt {
+    outcome: Outcome,
+    transcript: Vec<crate::transcript::Entry>,
+    /// What earlier checks wrote to the shared process it ran on, when it ran on one.
+    prior: Option<crate::transport::SentLog>,
+}
+
+async fn attempt(check: Check, run: &Run, lease: Lease) -> Attempt {
     let cap = run.settings.scenario_timeout;
-    let mut scenario = Scenario::new(run.target, run.settings, run.facts, run.options)
-        .with_run_budget(run.budget)
-        .with_processes(run.processes.clone(), check.isolation)
-        .with_replicas(run.replicas.clone())
-        .ends_at(tokio::time::Instant::now() + cap);
+    let keep = matches!(lease, Lease::Pool);
+    let mut scenario = Scenario::new(
+        run.target.clone(),
+        run.settings.clone(),
+        run.facts.clone(),
+        run.options.clone(),
+    )
+    .with_run_budget(run.budget.clone())
+    .with_processes(run.processes.clone(), check.isolation)
+    .with_replicas(run.replicas.clone())
+    .for_check(check.id, lease)
+    .ends_at(tokio::time::Instant::now() + cap);
     let (outcome, timed_out) = match tokio::time::timeout(cap, (check.script)(&mut scenario)).await
     {
         Ok(Ok(o) | Err(o)) => (o, false),
@@ -342,7 +387,7 @@ async fn run_one(check: Check, run: Run) -> CheckResult {
     let after = match scenario.take_returned() {
         Some((back, conn)) if !timed_out => {
             run.processes
-                .give_back(back, check.id, scenario.recorder(), conn)
+                .give_back(back, check.id, scenario.recorder(), conn, keep)
                 .await
         }
         _ => crate::pool::AfterCheck::Alive,
@@ -359,6 +404,7 @@ async fn run_one(check: Check, run: Run) -> CheckResult {
     } else {
         outcome
     };
+    let prior = scenario.prior().cloned();
     // The scenario (and every server it started) is dropped here, before the next check runs.
     let transcript = scenario.transcript();
     // With several instances, the evidence names the instance of its entry (POL-22).
@@ -371,7 +417,11 @@ async fn run_one(check: Check, run: Run) -> CheckResult {
     drop(scenario);
     // A place among the processes alive at once may have come free: a spare can start.
     run.processes.refill();
-    CheckResult::new(&check, outcome, started.elapsed(), transcript)
+    Attempt {
+        outcome,
+        transcript,
+        prior,
+    }
 }
 
 /// POL-21: a shared process that died or went silent after a check is charged to it. A

@@ -73,6 +73,9 @@ pub struct Violation {
     pub expected: String,
     /// What came.
     pub actual: String,
+    /// The revision whose schema it was judged against (set by [`Validator::validate`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
 }
 
 impl fmt::Display for Violation {
@@ -86,7 +89,11 @@ impl fmt::Display for Violation {
             f,
             "{} at {at}: expected {}, got {}",
             self.method, self.expected, self.actual
-        )
+        )?;
+        match &self.revision {
+            Some(revision) => write!(f, " (schema {revision})"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -103,19 +110,26 @@ pub enum Validator {
 impl Validator {
     /// The violations of a message body of `shape` under `revision` (empty when it is valid,
     /// or when the revision or method has no type to check it against).
+    /// Each violation names the revision it was judged against.
     pub fn validate(&self, revision: &str, shape: Shape<'_>, body: &Value) -> Vec<Violation> {
-        if value_depth(body) > MAX_DEPTH {
-            return vec![Violation {
+        let mut found = if value_depth(body) > MAX_DEPTH {
+            vec![Violation {
                 method: shape.method(),
                 pointer: String::new(),
                 expected: format!("a value nested at most {MAX_DEPTH} levels deep"),
                 actual: "a deeper value".into(),
-            }];
+                revision: None,
+            }]
+        } else {
+            match self {
+                Validator::Typed => validate(revision, shape, body),
+                Validator::Document(doc) => doc.validate(shape, body),
+            }
+        };
+        for v in &mut found {
+            v.revision = Some(revision.to_owned());
         }
-        match self {
-            Validator::Typed => validate(revision, shape, body),
-            Validator::Document(doc) => doc.validate(shape, body),
-        }
+        found
     }
 }
 
@@ -262,6 +276,9 @@ pub struct Asked {
     revision: Option<String>,
     /// The id of the `initialize` request, whose result sets the revision.
     initialize_id: Option<String>,
+    /// The newest legacy revision the server serves (what its probe negotiated): how a legacy
+    /// reply to a request that named no version is judged on a connection without a session.
+    legacy_fallback: Option<String>,
 }
 
 impl Asked {
@@ -273,7 +290,15 @@ impl Asked {
             by_id: std::collections::VecDeque::new(),
             revision: modern.then(|| crate::protocol::version::MODERN.to_owned()),
             initialize_id: None,
+            legacy_fallback: None,
         }
+    }
+
+    /// The legacy revision the server serves, for legacy replies outside a session.
+    pub fn set_legacy_fallback(&mut self, revision: Option<&str>) {
+        self.legacy_fallback = revision
+            .filter(|v| crate::protocol::version::LEGACY.contains(v))
+            .map(str::to_owned);
     }
 
     /// Notes a message the harness sent: a request's id, method and revision (its
@@ -356,12 +381,42 @@ impl Asked {
             }
         }
         let (shape, body) = classify(message, method.as_deref())?;
-        let revision = match (named.or_else(|| self.revision.clone()), shape) {
+        let revision = match (self.answered_in(shape, body, named.as_deref()), shape) {
             (Some(r), _) => r,
             // An error object has the same shape in every revision.
             (None, Shape::Error { .. }) => crate::protocol::version::LATEST_LEGACY.to_owned(),
             (None, _) => return None,
         };
         Some(judge(&revision, shape, body))
+    }
+
+    /// The revision a message was sent in, which is the schema it is judged by: the revision
+    /// a result names in its `_meta`; else the era the server answered in (a result without
+    /// modern stamping, to a request that named no version it knows, is the legacy reading of
+    /// that request (POL-19): the session's legacy revision, else the newest legacy one the
+    /// server serves); else the revision the request named, else the connection's.
+    fn answered_in(&self, shape: Shape<'_>, body: &Value, named: Option<&str>) -> Option<String> {
+        use crate::protocol::{meta, version};
+        let stamp = body.get("_meta");
+        if let Shape::Result { .. } = shape {
+            if let Some(v) = stamp
+                .and_then(|m| m.get(meta::PROTOCOL_VERSION))
+                .and_then(Value::as_str)
+                .filter(|v| version::is_known(v))
+            {
+                return Some(v.to_owned());
+            }
+            let modern_stamped = body.get("resultType").is_some()
+                || stamp.and_then(|m| m.get(meta::SERVER_INFO)).is_some();
+            if named.is_none() && self.revision.as_deref() == Some(version::MODERN) && !modern_stamped
+            {
+                return Some(
+                    self.legacy_fallback
+                        .clone()
+                        .unwrap_or_else(|| version::LATEST_LEGACY.to_owned()),
+                );
+            }
+        }
+        named.map(str::to_owned).or_else(|| self.revision.clone())
     }
 }

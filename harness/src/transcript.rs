@@ -2,6 +2,10 @@
 //! server give the same transcript and it can be snapshot-tested. Each entry also carries its
 //! time offset (`at_ms`, for the HTML report's conversation view); snapshots leave it out.
 
+mod prefix;
+
+pub use prefix::{Prefix, Write as PrefixWrite};
+
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;

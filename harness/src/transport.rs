@@ -12,7 +12,9 @@
 pub mod http;
 mod lines;
 mod process;
+mod sent;
 pub(crate) use process::wait_group_gone;
+pub use sent::{Sent, SentLog};
 
 use std::time::Duration;
 
@@ -49,6 +51,8 @@ pub struct LineTransport {
     reader: LineReader,
     server: ServerHandle,
     era_hint: Option<http::EraHint>,
+    /// Every write, in order, when the pool asked for it (a shared process's history, POL-30).
+    sent: Option<SentLog>,
 }
 
 impl std::fmt::Debug for LineTransport {
@@ -70,7 +74,26 @@ impl LineTransport {
             reader,
             server,
             era_hint: None,
+            sent: None,
         }
+    }
+
+    /// Keeps every write from now on, as written by `by` until the next [`Self::mark_sent`]
+    /// (what earlier checks sent to a shared process, POL-30).
+    pub fn keep_sent(&mut self, by: impl Into<String>) {
+        self.sent.get_or_insert_with(SentLog::default).mark(by);
+    }
+
+    /// Later writes are `by`'s (when writes are kept).
+    pub fn mark_sent(&mut self, by: impl Into<String>) {
+        if let Some(log) = &mut self.sent {
+            log.mark(by);
+        }
+    }
+
+    /// Everything written since [`Self::keep_sent`], when writes are kept.
+    pub fn sent(&self) -> Option<&SentLog> {
+        self.sent.as_ref()
     }
 
     /// A transport to nothing: no input, an empty output, no server (what a peer holds once
@@ -117,6 +140,9 @@ impl LineTransport {
                 "input closed",
             ));
         };
+        if let Some(log) = &mut self.sent {
+            log.push(bytes);
+        }
         let write = async {
             w.write_all(bytes).await?;
             w.flush().await

@@ -25,6 +25,8 @@ fn result(id: &str, reqs: &[&str], level: Level, outcome: Outcome, ms: u64) -> C
         baseline_reason: None,
         transport: None,
         transcript: vec![],
+        prefix: None,
+        confirmed: None,
     }
 }
 

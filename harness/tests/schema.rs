@@ -561,6 +561,7 @@ fn skips_and_errors_stand_and_fails_keep_their_finding() {
             pointer: "/tools".into(),
             expected: "array".into(),
             actual: "string \"x\"".into(),
+            revision: None,
         }],
     }];
     for kept in [

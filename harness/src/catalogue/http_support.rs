@@ -165,6 +165,7 @@ fn envelope_violations(sent: &Value, received: &Value) -> Vec<crate::schema::Vio
         pointer: pointer.to_owned(),
         expected,
         actual,
+        revision: None,
     };
     if received.get("method").is_some() {
         return Vec::new(); // a request or notification on the stream is not the answer

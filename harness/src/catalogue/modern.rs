@@ -186,6 +186,35 @@ pub fn group() -> Vec<Check> {
             script: |s| Box::pin(malformed_version(s)),
         },
         Check {
+            id: "modern/version/used-connection-unsupported",
+            requirements: &["VER-1", "META-3", "POL-30"],
+            level: Level::Must,
+            era: Era::Modern,
+            isolation: Isolation::Fresh,
+            needs: &[Need::Modern],
+            description: "On a connection that has served 2026-07-28 requests (`server/discover` \
+                          and a served method), a request naming protocol version 2099-01-01.",
+            expectation: "error -32022, as on a fresh connection; a result (the version taken \
+                          from the connection's history) is Fail",
+            faults: &["version-pinned-on-first-use", "accept-unknown-version"],
+            script: |s| Box::pin(used_connection_unsupported(s)),
+        },
+        Check {
+            id: "modern/version/used-connection-other-era",
+            requirements: &["META-3", "VER-6", "POL-30"],
+            level: Level::Must,
+            era: Era::Modern,
+            isolation: Isolation::Fresh,
+            needs: &[Need::Modern, Need::Legacy],
+            description: "A request naming the legacy version the server serves, in the modern \
+                          envelope, on a fresh connection and on one that has served 2026-07-28 \
+                          requests.",
+            expectation: "the same answer on both (the same error code, or a result of the same \
+                          era); an answer that follows the connection's history is Fail",
+            faults: &["version-pinned-on-first-use"],
+            script: |s| Box::pin(used_connection_other_era(s)),
+        },
+        Check {
             id: "modern/version/no-discover-needed",
             requirements: &["VER-4", "META-3"],
             level: Level::Must,
@@ -541,6 +570,83 @@ async fn malformed_version(s: &mut Scenario) -> Verdict {
         )),
         _ => expect_code_or(&reply, &what, code::UNSUPPORTED_VERSION, Outcome::fail),
     })
+}
+
+/// The requests that make a connection "used": a `server/discover` and, when the server lists
+/// something, a served method, each in the full modern envelope and answered.
+async fn use_connection(s: &Scenario, peer: &mut Peer) -> Result<(), Outcome> {
+    let m = served_method(s.facts());
+    let mut methods = vec![method::DISCOVER];
+    if m != method::DISCOVER {
+        methods.push(m);
+    }
+    for m in methods {
+        peer.call(request(m))
+            .await
+            .expect_result(&format!("{m}, sent first to use the connection"))?;
+    }
+    Ok(())
+}
+
+async fn used_connection_unsupported(s: &mut Scenario) -> Verdict {
+    let m = served_method(s.facts());
+    let mut peer = s.connect().await?;
+    use_connection(s, &mut peer).await?;
+    let reply = peer.call(request(m).version(version::UNKNOWN)).await;
+    let what = format!(
+        "{m} with version {}, after the connection served 2026-07-28 requests",
+        version::UNKNOWN
+    );
+    if reply.result().is_some() {
+        return Ok(Outcome::fail(format!(
+            "{what}: served ({}): the version was taken from the connection's history, not \
+             from the request (META-3; VER-1 asks for -32022)",
+            reply.describe()
+        ))
+        .with_evidence(reply.evidence()));
+    }
+    Ok(expect_code_or(
+        &reply,
+        &what,
+        code::UNSUPPORTED_VERSION,
+        Outcome::fail,
+    ))
+}
+
+/// How an answer reads, for comparing two answers to the same request: an error code, a
+/// result of one era (modern stamping or not), or what came instead.
+fn answer_kind(reply: &Reply) -> String {
+    match (reply.error(), reply.result()) {
+        (Some(e), _) => format!("error {}", e.code),
+        (None, Some(r)) if r.get("resultType").is_some() => "a 2026-07-28 result".into(),
+        (None, Some(_)) => "a legacy result (no `resultType`)".into(),
+        (None, None) => reply.describe(),
+    }
+}
+
+async fn used_connection_other_era(s: &mut Scenario) -> Verdict {
+    let Some(legacy) = s.facts().legacy_version().map(str::to_owned) else {
+        return Ok(Outcome::skipped("the server negotiated no legacy version"));
+    };
+    let m = served_method(s.facts());
+    let what = format!("{m} naming {legacy} in the modern envelope");
+    let mut fresh = s.connect().await?;
+    let on_fresh = fresh.call(request(m).version(&legacy)).await;
+    drop(fresh);
+    let mut used = s.connect().await?;
+    use_connection(s, &mut used).await?;
+    let on_used = used.call(request(m).version(&legacy)).await;
+    let (before, after) = (answer_kind(&on_fresh), answer_kind(&on_used));
+    if before == after {
+        return Ok(Outcome::pass(format!(
+            "{what}: {after} on a fresh connection and on a used one"
+        )));
+    }
+    Ok(Outcome::fail(format!(
+        "{what}: {before} on a fresh connection, but {after} on one that had served 2026-07-28 \
+         requests: the answer follows the connection's history (META-3)"
+    ))
+    .with_evidence(on_used.evidence()))
 }
 
 async fn no_discover_needed(s: &mut Scenario) -> Verdict {

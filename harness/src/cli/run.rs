@@ -206,6 +206,8 @@ struct Outputs {
     files: super::ReportFiles,
     /// A directory for each check's transcript as YAML.
     transcripts: Option<PathBuf>,
+    /// What a transcript file says the check ran with (for `mcpspec replay`).
+    replay: mcpspec::report::ReplayHints,
 }
 
 /// The run's options from its flags; a usage error if the target, the baseline or the selection
@@ -258,6 +260,10 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
         } else {
             8
         });
+    let replay = mcpspec::report::ReplayHints {
+        allow_tool: args.allow_tool.clone(),
+        probe_profile: args.probe_profile,
+    };
     let options = RunOptions {
         settings: Settings {
             expect_timeout: args.timeout,
@@ -276,11 +282,13 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
         isolation: args.isolation,
         replicas,
         running: Default::default(),
+        lease: Default::default(),
     };
     let outputs = Outputs {
         baseline,
         files: args.files,
         transcripts: args.transcripts,
+        replay,
     };
     Ok(Plan {
         target,
@@ -408,7 +416,7 @@ fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<u8, Stop> {
         b.apply(&mut report);
     }
     if let Some(dir) = &outputs.transcripts {
-        write_transcripts(dir, &mut report).map_err(|e| {
+        write_transcripts(dir, &mut report, &outputs.replay).map_err(|e| {
             Stop::Usage(format!(
                 "cannot write transcripts to {}: {e}",
                 dir.display()
@@ -458,11 +466,16 @@ fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<u8, Stop> {
 
 /// Writes each result's transcript to `dir` as `<id with / as __>.yaml` and records the file in
 /// the result.
-fn write_transcripts(dir: &Path, report: &mut RunReport) -> std::io::Result<()> {
+fn write_transcripts(
+    dir: &Path,
+    report: &mut RunReport,
+    replay: &mcpspec::report::ReplayHints,
+) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for r in &mut report.results {
         let file = dir.join(format!("{}.yaml", r.id.replace('/', "__")));
-        let yaml = mcpspec::yaml::to_string(&r.transcript_file()).map_err(std::io::Error::other)?;
+        let yaml = mcpspec::yaml::to_string(&r.transcript_file(Some(replay)))
+            .map_err(std::io::Error::other)?;
         std::fs::write(&file, yaml)?;
         r.transcript_path = Some(file.display().to_string());
     }

@@ -189,6 +189,7 @@ fn add_processes(a: Option<Processes>, b: Option<Processes>) -> Option<Processes
     match (a, b) {
         (Some(mut a), Some(b)) => {
             a.started += b.started;
+            a.confirmations += b.confirmations;
             a.unpooled = a.unpooled.or(b.unpooled);
             Some(a)
         }
@@ -232,6 +233,8 @@ mod tests {
             baseline_reason: None,
             transport: None,
             transcript: vec![],
+            prefix: None,
+            confirmed: None,
         }
     }
 
@@ -257,6 +260,7 @@ mod tests {
                 started: 3,
                 isolation: "shared".into(),
                 unpooled: None,
+                confirmations: 0,
             }),
             negotiation_matrix: None,
             instances: None,

@@ -90,6 +90,7 @@ impl Document {
                     short_kind(&e)
                 ),
                 actual: crate::text::preview(e.instance(), 80),
+                revision: None,
             })
             .collect()
     }

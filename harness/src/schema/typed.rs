@@ -65,6 +65,7 @@ fn refine_modern(mut found: Violation, body: &Value) -> Violation {
             expected: inner.expected,
             actual: inner.actual,
             method: found.method,
+            revision: found.revision,
         };
     }
     found
@@ -95,6 +96,7 @@ pub fn as_type<T: DeserializeOwned + Serialize>(
                 .map_or_else(|| "absent".to_owned(), |v| crate::text::preview(v, 80)),
             pointer,
             expected: "an object".into(),
+            revision: None,
         }),
         None => Ok(()),
     }
@@ -181,6 +183,7 @@ fn violation(
         pointer,
         expected,
         actual,
+        revision: None,
     }
 }
 

@@ -72,6 +72,7 @@ faults! {
     VersionErrorDraftCode = "version-error-draft-code": "Unsupported versions get the pre-release draft code -32004.",
     VersionErrorBadData = "version-error-bad-data": "The -32022 data omits `requested` and lists a version discover does not.",
     AcceptUnknownVersion = "accept-unknown-version": "Requests with an unknown protocol version are served.",
+    VersionPinnedOnFirstUse = "version-pinned-on-first-use": "META-3: once a connection has served a 2026-07-28 request, a request naming any other version is served as 2026-07-28.",
     RequireDiscoverFirst = "require-discover-first": "Requests before a `server/discover` on the connection are refused (-32600).",
     ServeRemovedMethods = "serve-removed-methods": "`ping`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe` are served in the modern era.",
     EnvelopeLessServedAsModern = "envelope-less-served-as-modern": "POL-19: on a dual-era stdio connection, a request whose `_meta` does not name the protocol version, sent before any `initialize`, is served as modern (a stamped result) instead of -32602.",

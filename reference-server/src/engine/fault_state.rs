@@ -4,7 +4,7 @@
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde_json::{Map, Value};
 
@@ -16,6 +16,8 @@ pub(crate) struct FaultState {
     list_calls: AtomicU64,
     /// `capability-from-previous-request`: every capability declared so far.
     capabilities: Mutex<Map<String, Value>>,
+    /// `version-pinned-on-first-use`: a request naming 2026-07-28 was accepted.
+    served_modern: AtomicBool,
 }
 
 impl Default for FaultState {
@@ -24,6 +26,7 @@ impl Default for FaultState {
             nonce: RandomState::new().hash_one(0u8) % 1_000_000,
             list_calls: AtomicU64::new(0),
             capabilities: Mutex::new(Map::new()),
+            served_modern: AtomicBool::new(false),
         }
     }
 }
@@ -36,6 +39,15 @@ impl FaultState {
     /// Counts a `tools/list` call; true on every other one (the second, fourth, ...).
     pub(crate) fn odd_list_call(&self) -> bool {
         self.list_calls.fetch_add(1, Ordering::Relaxed) % 2 == 1
+    }
+
+    /// Whether the connection has accepted a request naming a modern version it serves.
+    pub(crate) fn served_modern(&self) -> bool {
+        self.served_modern.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn mark_served_modern(&self) {
+        self.served_modern.store(true, Ordering::Relaxed);
     }
 
     /// This request's capabilities merged with every earlier request's (the META-3 fault).

@@ -191,9 +191,12 @@ fn check_envelope(conn: &Connection, params: Option<&Value>, exempt: bool) -> Re
     match meta_obj.get(meta::PROTOCOL_VERSION) {
         None => Ok(()),
         Some(Value::String(requested)) => {
-            if version::MODERN_SUPPORTED.contains(&requested.as_str())
-                || conn.has(Fault::AcceptUnknownVersion)
-            {
+            let pinned =
+                conn.has(Fault::VersionPinnedOnFirstUse) && conn.fault_state.served_modern();
+            if version::MODERN_SUPPORTED.contains(&requested.as_str()) {
+                conn.fault_state.mark_served_modern();
+                Ok(())
+            } else if pinned || conn.has(Fault::AcceptUnknownVersion) {
                 Ok(())
             } else {
                 Err(unsupported_version(conn, requested))

@@ -1,0 +1,314 @@
+//! Verdicts carry their evidence (POL-30): a non-pass verdict obtained on a process earlier
+//! checks had used is run again before it is reported.
+//!
+//! ```text
+//!  shared verdict V (Fail, NonStrict or Error)
+//!    └─ the check again on a fresh process ── same kind ──> the fresh run, as it is
+//!         │ another kind
+//!         └─ the earlier traffic H replayed first on a fresh process, then the check
+//!              ├─ V again ──> shrink H: one standard request (server/discover, then a served
+//!              │              method), else delta debugging over the writers' chunks, then the
+//!              │              single writes, bounded by --scenario-timeout ──> the shortest
+//!              │              prefix that gives V; the transcript starts with it
+//!              └─ not V ──> fresh passed: Info "did not recur", both transcripts
+//!                           fresh another non-pass: the fresh verdict (self-contained)
+//! ```
+//!
+//! Every trial is a whole run of the check (its liveness request after it included), so a
+//! prefix that "reproduces" a verdict reproduces it as the check reports it.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use tokio::time::Instant;
+
+use super::{Attempt, Run, attempt};
+use crate::check::{Check, Lease};
+use crate::driver::request;
+use crate::outcome::{Kind, Outcome};
+use crate::protocol::method;
+use crate::report::Confirmation;
+use crate::transcript::{Entry, Event, Prefix};
+
+/// What is reported for a check after confirmation.
+#[derive(Debug)]
+pub(super) struct Confirmed {
+    pub outcome: Outcome,
+    pub transcript: Vec<Entry>,
+    pub prefix: Option<Prefix>,
+    pub confirmed: Option<Confirmation>,
+}
+
+impl Confirmed {
+    /// An attempt reported as it is (a pass, a fresh-process verdict, a replay).
+    pub fn as_is(attempt: Attempt) -> Confirmed {
+        Confirmed {
+            outcome: attempt.outcome,
+            transcript: attempt.transcript,
+            prefix: None,
+            confirmed: None,
+        }
+    }
+}
+
+/// Whether an attempt's verdict needs confirming: a non-pass obtained on a pooled process.
+pub(super) fn wanted(attempt: &Attempt) -> bool {
+    matches!(
+        attempt.outcome.kind,
+        Kind::Fail | Kind::NonStrict | Kind::Error
+    ) && attempt.prior.is_some()
+}
+
+pub(super) async fn confirm(check: Check, run: &Run, shared: Attempt) -> Confirmed {
+    let fresh = attempt(check, run, Lease::Fresh).await;
+    let wanted = shared.outcome.kind;
+    if fresh.outcome.kind == wanted {
+        return Confirmed {
+            confirmed: Some(Confirmation::SameOnFresh),
+            ..Confirmed::as_is(fresh)
+        };
+    }
+    let history = shared.prior.as_ref().map(|p| p.chunks().map(|c| c.writes.clone()).collect());
+    let history: Vec<Vec<Vec<u8>>> = history.unwrap_or_default();
+    if let Some(found) = reproduce(check, run, wanted, history).await {
+        let prefix = Prefix::from_writes(&found.writes);
+        let messages = prefix.messages();
+        let outcome = Outcome {
+            message: format!(
+                "{} (depends on earlier traffic on the same connection ({messages} {}): a fresh \
+                 process without it gave {}; the transcript starts with that traffic, POL-30)",
+                found.attempt.outcome.message,
+                if messages == 1 { "message" } else { "messages" },
+                fresh.outcome.kind
+            ),
+            ..found.attempt.outcome
+        };
+        return Confirmed {
+            outcome,
+            transcript: found.attempt.transcript,
+            prefix: Some(prefix),
+            confirmed: Some(Confirmation::EarlierTraffic { messages }),
+        };
+    }
+    if fresh.outcome.kind != Kind::Pass {
+        let outcome = Outcome {
+            message: format!(
+                "{}; on a process earlier checks had used it was {}, which did not recur on a \
+                 fresh process (POL-30)",
+                fresh.outcome.message, wanted
+            ),
+            ..fresh.outcome
+        };
+        return Confirmed {
+            outcome,
+            transcript: fresh.transcript,
+            prefix: None,
+            confirmed: Some(Confirmation::FreshDiffers { shared: wanted }),
+        };
+    }
+    let outcome = Outcome::info(format!(
+        "did not recur on a fresh process: on a process earlier checks had used it was {wanted}: \
+         {}; on a fresh process, with or without the earlier traffic, it passed (POL-30: both \
+         transcripts follow)",
+        shared.outcome.message
+    ));
+    Confirmed {
+        outcome,
+        transcript: both(shared.transcript, fresh.transcript),
+        prefix: None,
+        confirmed: Some(Confirmation::DidNotRecur { shared: wanted }),
+    }
+}
+
+/// A prefix that reproduced the verdict, and the run that did.
+struct Found {
+    writes: Vec<Vec<u8>>,
+    attempt: Attempt,
+}
+
+/// The shortest prefix of `history` (chunks of writes, oldest first) found within the bound
+/// that makes the check give `wanted` on a fresh process; `None` when even all of it does not.
+async fn reproduce(
+    check: Check,
+    run: &Run,
+    wanted: Kind,
+    history: Vec<Vec<Vec<u8>>>,
+) -> Option<Found> {
+    let all: Vec<Vec<u8>> = history.iter().flatten().cloned().collect();
+    if all.is_empty() {
+        return None;
+    }
+    let trial = |writes: Vec<Vec<u8>>| async move {
+        let got = attempt(check, run, Lease::Prefixed(Arc::new(writes.clone()))).await;
+        (got.outcome.kind == wanted).then_some(Found {
+            writes,
+            attempt: got,
+        })
+    };
+    let mut best = trial(all).await?;
+    // The bound on shrinking: one scenario cap, past the trial that proved it reproducible.
+    let deadline = Instant::now() + run.settings.scenario_timeout;
+    // One standard request first, so that a verdict any served request brings about gets the
+    // same prefix whatever ran before it on the shared process.
+    for standard in standard_requests(run) {
+        if Instant::now() >= deadline {
+            return Some(best);
+        }
+        if let Some(found) = trial(vec![standard]).await {
+            return Some(found);
+        }
+    }
+    // Delta debugging over the chunks each writer left, then over single writes.
+    let chunks = ddmin(history, deadline, |units: Vec<Vec<Vec<u8>>>| {
+        let writes: Vec<Vec<u8>> = units.into_iter().flatten().collect();
+        trial(writes)
+    })
+    .await;
+    if let Some((_, found)) = chunks {
+        best = found;
+    }
+    let writes: Vec<Vec<Vec<u8>>> = best.writes.iter().map(|w| vec![w.clone()]).collect();
+    if let Some((_, found)) = ddmin(writes, deadline, |units: Vec<Vec<Vec<u8>>>| {
+        trial(units.into_iter().flatten().collect())
+    })
+    .await
+    {
+        best = found;
+    }
+    Some(best)
+}
+
+/// The standard requests a shrunk prefix may be: a `server/discover` and a request for a
+/// method the server serves, each in the full modern envelope, under a fixed id.
+fn standard_requests(run: &Run) -> Vec<Vec<u8>> {
+    let served = crate::catalogue::served_method(&run.facts);
+    let mut methods = vec![method::DISCOVER];
+    if served != method::DISCOVER {
+        methods.push(served);
+    }
+    methods
+        .into_iter()
+        .map(|m| {
+            request(m)
+                .id(json!("mcpspec-prefix-1"))
+                .render(1, true)
+                .0
+        })
+        .collect()
+}
+
+/// Delta debugging (Zeller's ddmin) over `units`, which as a whole are known to pass `test`:
+/// the smallest subset found before `deadline` that still passes, with what `test` returned
+/// for it; `None` when no proper subset passed.
+async fn ddmin<U, T, F, Fut>(mut units: Vec<U>, deadline: Instant, test: F) -> Option<(Vec<U>, T)>
+where
+    U: Clone,
+    F: Fn(Vec<U>) -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let mut found = None;
+    let mut n = 2usize;
+    'outer: while units.len() >= 2 {
+        let size = units.len().div_ceil(n);
+        let parts: Vec<Vec<U>> = units.chunks(size).map(<[U]>::to_vec).collect();
+        // Each part alone, then each part's complement (with two parts, the other part).
+        for part in &parts {
+            if Instant::now() >= deadline {
+                break 'outer;
+            }
+            if let Some(t) = test(part.clone()).await {
+                units = part.clone();
+                found = Some(t);
+                n = 2;
+                continue 'outer;
+            }
+        }
+        if parts.len() > 2 {
+            for i in 0..parts.len() {
+                if Instant::now() >= deadline {
+                    break 'outer;
+                }
+                let rest: Vec<U> = parts
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .flat_map(|(_, p)| p.iter().cloned())
+                    .collect();
+                if let Some(t) = test(rest.clone()).await {
+                    units = rest;
+                    found = Some(t);
+                    n = (n - 1).max(2);
+                    continue 'outer;
+                }
+            }
+        }
+        if n >= units.len() {
+            break;
+        }
+        n = (n * 2).min(units.len());
+    }
+    found.map(|t| (units, t))
+}
+
+/// The shared run's transcript, then the fresh run's, its connections numbered after the
+/// shared run's and its entries after the shared run's last, with a note between.
+fn both(shared: Vec<Entry>, fresh: Vec<Entry>) -> Vec<Entry> {
+    let conns = shared.iter().map(|e| e.conn).max().unwrap_or(0);
+    let mut seq = shared.iter().map(|e| e.seq).max().unwrap_or(0);
+    let mut all = shared;
+    seq += 1;
+    all.push(Entry {
+        seq,
+        conn: conns + 1,
+        at_ms: None,
+        instance: None,
+        event: Event::Note {
+            text: "the same check on a fresh process (POL-30):".into(),
+        },
+    });
+    for mut entry in fresh {
+        seq += 1;
+        entry.seq = seq;
+        entry.conn += conns;
+        all.push(entry);
+    }
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A test that passes for every subset holding all of `needed`.
+    fn holds(needed: &'static [u32]) -> impl Fn(Vec<u32>) -> std::future::Ready<Option<usize>> {
+        move |units: Vec<u32>| {
+            std::future::ready(needed.iter().all(|n| units.contains(n)).then_some(units.len()))
+        }
+    }
+
+    #[tokio::test]
+    async fn ddmin_finds_the_one_unit_that_matters() {
+        let far = Instant::now() + std::time::Duration::from_secs(60);
+        let found = ddmin((0..40).collect(), far, holds(&[17])).await;
+        assert_eq!(found.map(|(u, _)| u), Some(vec![17]));
+    }
+
+    #[tokio::test]
+    async fn ddmin_keeps_two_units_that_matter_together() {
+        let far = Instant::now() + std::time::Duration::from_secs(60);
+        let found = ddmin((0..40).collect(), far, holds(&[3, 31])).await;
+        assert_eq!(found.map(|(u, _)| u), Some(vec![3, 31]));
+    }
+
+    #[tokio::test]
+    async fn ddmin_says_none_when_every_unit_is_needed() {
+        let far = Instant::now() + std::time::Duration::from_secs(60);
+        assert!(ddmin(vec![1, 2], far, holds(&[1, 2])).await.is_none());
+    }
+
+    #[tokio::test]
+    async fn ddmin_stops_at_its_deadline() {
+        let past = Instant::now();
+        assert!(ddmin((0..40).collect(), past, holds(&[17])).await.is_none());
+    }
+}
