@@ -551,6 +551,12 @@ impl Scenario {
         }
     }
 
+    /// An HTTP rejection (4xx) whose error had `id: null` for the readable request id `id`,
+    /// read outside the driver (POL-29: the runner makes the verdict NonStrict).
+    pub fn record_null_id(&self, id: String, status: u16) {
+        self.rec.record_null_id(id, status);
+    }
+
     /// Takes the schema violations found so far, for a check that reports them itself.
     pub fn take_schema_findings(&self) -> Vec<crate::transcript::SchemaFinding> {
         self.rec.take_schema_findings()

@@ -576,12 +576,46 @@ impl Peer {
     /// Marks what a check is handed as an answer as the evidence its verdict will quote: the
     /// frame's own entry, or the timeout or close just recorded.
     fn hand_over(&self, reply: Reply) -> Reply {
+        let reply = self.id_null_over_http(reply);
         let evidence = match &reply {
             Reply::Frame(_) | Reply::IdLess { .. } | Reply::Late { .. } => reply.evidence(),
             Reply::NoReply { .. } | Reply::Closed { .. } => self.rec.last_wait_end(),
         };
         self.rec.mark_judged(evidence);
         reply
+    }
+
+    /// POL-29. Over HTTP a response answers its POST whatever its body's id; when that id is
+    /// null (or absent) though the request's id was readable: a 4xx rejection (decided from the
+    /// headers, before the body was read) is remembered for a NonStrict verdict, and any other
+    /// status is a reply whose id is wrong (RPC-3).
+    fn id_null_over_http(&self, reply: Reply) -> Reply {
+        let Reply::Frame(frame) = reply else {
+            return reply;
+        };
+        let Some(http) = frame.http.as_ref() else {
+            return Reply::Frame(frame);
+        };
+        let Some(awaited) = http.request_id.clone() else {
+            return Reply::Frame(frame);
+        };
+        let body_id = frame
+            .raw_id()
+            .or(frame.envelope.as_ref().and_then(|e| e.id.as_ref()));
+        let readable = crate::wire::Id::from_json(&awaited).is_some();
+        if !readable || body_id.is_some_and(|id| !id.is_null()) || !frame.is_reply() {
+            return Reply::Frame(frame);
+        }
+        if (400..500).contains(&http.status) {
+            self.rec.record_null_id(awaited.to_string(), http.status);
+            self.note(format!(
+                "the HTTP {} rejection of request {awaited} carries `id: null`: taken as its \
+                 reply, NonStrict (POL-29: the request's id was readable)",
+                http.status
+            ));
+            return Reply::Frame(frame);
+        }
+        Reply::IdLess { frame, awaited }
     }
 
     async fn await_reply(&mut self, id: &Value, wait: Duration) -> Reply {

@@ -490,7 +490,9 @@ impl Matrix {
                                 "{} modern on a used connection: expected {}, got {}",
                                 want.version,
                                 want_used.text(),
-                                got.used.as_ref().map_or_else(|| "nothing".into(), Cell::text)
+                                got.used
+                                    .as_ref()
+                                    .map_or_else(|| "nothing".into(), Cell::text)
                             ));
                         }
                     }

@@ -397,6 +397,7 @@ async fn attempt(check: Check, run: &Run, lease: Lease) -> Attempt {
         crate::pool::AfterCheck::Stopped(why) => charge_stopped(outcome, &why),
     };
     let outcome = slow_is_not_silent(outcome, &scenario.lates(), scenario.unready_silence());
+    let outcome = null_id_rejections(outcome, &scenario.recorder().null_ids());
     let outcome = schema_verdict(outcome, &scenario.schema_findings());
     // Every verdict but a pass or a skip quotes what it judged, from the transcript.
     let mut outcome = if outcome.wants_evidence() {
@@ -517,6 +518,34 @@ pub fn slow_is_not_silent(
             outcome.kind,
             format!("{} ({late}, POL-24)", outcome.message),
         ),
+        Kind::Skipped => outcome,
+    }
+}
+
+/// POL-29, applied once for every check: over HTTP, a 4xx rejection whose JSON-RPC error has
+/// `id: null` although the request's id was readable answers that request, but RPC-3 asks for
+/// the request's id: a Pass, Info or NonStrict verdict becomes NonStrict saying so, and a Fail
+/// or Error mentions it.
+pub fn null_id_rejections(outcome: Outcome, rejections: &[(String, u16)]) -> Outcome {
+    use crate::outcome::Kind;
+    let Some((id, status)) = rejections.first() else {
+        return outcome;
+    };
+    let what = format!(
+        "the HTTP {status} rejection of request {id} carried `id: null` though the request's id \
+         was readable (POL-29; RPC-3 asks for the request's id){}",
+        match rejections.len() {
+            1 => String::new(),
+            n => format!(", {n} such rejections in all"),
+        }
+    );
+    match outcome.kind {
+        Kind::Pass | Kind::Info | Kind::NonStrict => {
+            Outcome::non_strict(format!("{what}; {}", outcome.message))
+        }
+        Kind::Fail | Kind::Error => {
+            Outcome::new(outcome.kind, format!("{} ({what})", outcome.message))
+        }
         Kind::Skipped => outcome,
     }
 }

@@ -408,7 +408,9 @@ impl Asked {
             }
             let modern_stamped = body.get("resultType").is_some()
                 || stamp.and_then(|m| m.get(meta::SERVER_INFO)).is_some();
-            if named.is_none() && self.revision.as_deref() == Some(version::MODERN) && !modern_stamped
+            if named.is_none()
+                && self.revision.as_deref() == Some(version::MODERN)
+                && !modern_stamped
             {
                 return Some(
                     self.legacy_fallback
@@ -418,5 +420,76 @@ impl Asked {
             }
         }
         named.map(str::to_owned).or_else(|| self.revision.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The revision a received message was judged against, with one defect planted in it.
+    fn judged_revision(asked: &mut Asked, reply: Value) -> Option<String> {
+        asked
+            .validate(&Validator::Typed, &reply)
+            .first()
+            .and_then(|v| v.revision.clone())
+    }
+
+    #[test]
+    fn a_legacy_reply_to_a_request_naming_no_version_is_judged_as_legacy() {
+        let mut asked = Asked::new(true);
+        asked.set_legacy_fallback(Some("2025-06-18"));
+        // An envelope-less request: the server read it as legacy and answered without
+        // `resultType` (POL-19).
+        asked.sent(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}));
+        let legacy = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}});
+        assert!(asked.validate(&Validator::Typed, &legacy).is_empty());
+        asked.sent(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}));
+        let broken = json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": "none"}});
+        assert_eq!(
+            judged_revision(&mut asked, broken).as_deref(),
+            Some("2025-06-18")
+        );
+    }
+
+    #[test]
+    fn a_modern_reply_is_judged_as_modern_and_says_so() {
+        let mut asked = Asked::new(true);
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                          "io.modelcontextprotocol/clientCapabilities": {}});
+        asked.sent(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                           "params": {"_meta": meta}}));
+        // Valid under 2025-11-25, not under 2026-07-28 (no `resultType`).
+        let reply = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}});
+        assert_eq!(
+            judged_revision(&mut asked, reply).as_deref(),
+            Some("2026-07-28")
+        );
+        // An envelope-less request's reply stamped as modern is judged as modern too.
+        asked.sent(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}));
+        let stamped = json!({"jsonrpc": "2.0", "id": 2,
+                             "result": {"resultType": "complete", "tools": "none"}});
+        assert_eq!(
+            judged_revision(&mut asked, stamped).as_deref(),
+            Some("2026-07-28")
+        );
+    }
+
+    #[test]
+    fn a_violation_names_its_revision() {
+        let v = Validator::Typed.validate(
+            "2025-11-25",
+            Shape::Result {
+                method: "tools/list",
+            },
+            &json!({"tools": "none"}),
+        );
+        assert!(
+            v[0].to_string().ends_with("(schema 2025-11-25)"),
+            "{}",
+            v[0]
+        );
     }
 }

@@ -109,6 +109,9 @@ struct Log {
     judged: Option<Evidence>,
     /// Replies that came after their wait's deadline, within the grace (POL-24).
     late: Vec<Late>,
+    /// HTTP rejections (4xx) whose JSON-RPC error had `id: null` though the request's id was
+    /// readable (POL-29): the id awaited and the status, the first few.
+    null_ids: Vec<(String, u16)>,
     /// The first time silence (or "no reply") was judged on a stream whose server had not
     /// answered anything yet: what was waited for (POL-24).
     unready_silence: Option<String>,
@@ -220,6 +223,24 @@ impl Recorder {
     /// The late replies of this scenario, in order.
     pub fn lates(&self) -> Vec<Late> {
         self.0.lock().map(|l| l.late.clone()).unwrap_or_default()
+    }
+
+    /// Remembers an HTTP rejection whose error had `id: null` for a readable request id (the
+    /// runner turns the check's verdict NonStrict, POL-29).
+    pub fn record_null_id(&self, id: String, status: u16) {
+        if let Ok(mut log) = self.0.lock() {
+            if log.null_ids.len() < 8 {
+                log.null_ids.push((id, status));
+            }
+        }
+    }
+
+    /// The POL-29 rejections of this scenario: the awaited id and the HTTP status of each.
+    pub fn null_ids(&self) -> Vec<(String, u16)> {
+        self.0
+            .lock()
+            .map(|l| l.null_ids.clone())
+            .unwrap_or_default()
     }
 
     /// Remembers that silence was judged before the server answered anything (the first time

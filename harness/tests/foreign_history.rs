@@ -23,7 +23,11 @@ use mcpspec::{Kind, RunReport, catalogue};
 fn history_server(pin: bool) -> mcpspec::Target {
     let script = support::repo_root().join("fixtures/scripted/history_dual.py");
     let target = mcpspec::Target::command("python3").arg(script.display().to_string());
-    if pin { target.arg("--pin-version") } else { target }
+    if pin {
+        target.arg("--pin-version")
+    } else {
+        target
+    }
 }
 
 fn summary(report: &RunReport) -> String {
@@ -195,7 +199,12 @@ fn every_non_pass_transcript_replays_to_its_verdict() {
         .args(&server)
         .output()
         .unwrap();
-    assert_eq!(run.status.code(), Some(1), "{}", String::from_utf8_lossy(&run.stdout));
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
     let mut replayed = 0;
     for entry in std::fs::read_dir(&*dir).unwrap() {
         let path = entry.unwrap().path();
@@ -213,11 +222,20 @@ fn every_non_pass_transcript_replays_to_its_verdict() {
             .unwrap();
         let out = String::from_utf8_lossy(&replay.stdout);
         assert_eq!(replay.status.code(), Some(1), "{}: {out}", path.display());
-        assert!(out.contains("reproduced: the transcript recorded FAIL"), "{out}");
+        assert!(
+            out.contains("reproduced: the transcript recorded FAIL"),
+            "{out}"
+        );
         if text.contains("prefix:") {
-            assert!(out.contains("after 1 message(s) of earlier traffic"), "{out}");
+            assert!(
+                out.contains("after 1 message(s) of earlier traffic"),
+                "{out}"
+            );
         }
         replayed += 1;
     }
-    assert_eq!(replayed, 6, "four shared checks with a prefix, two used-connection checks");
+    assert_eq!(
+        replayed, 6,
+        "four shared checks with a prefix, two used-connection checks"
+    );
 }

@@ -159,3 +159,40 @@ async fn clean_answers_pass_every_http_check_and_each_defect_fails_the_checks_th
         }
     }
 }
+
+/// POL-29 both ways over HTTP. A 400 rejection decided from the headers whose error has
+/// `id: null` answers its POST: every check that gets one is NonStrict (RPC-3 asks for the
+/// id), never a Fail. A 200 result with `id: null` to a request whose id was readable is a
+/// reply whose id is wrong: the checks that read it fail, naming POL-29. (Over stdio the same
+/// null id is a Fail: `scripted.rs`, `jsonrpc/invalid-request/wrong-jsonrpc-version`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_id_null_rejection_is_non_strict_and_an_id_null_result_in_a_200_fails() {
+    let rejections = run(&["header-error-id-null"]).await;
+    let all = summary(&rejections);
+    for id in HEADER_ERROR_CHECKS {
+        let r = rejections.results.iter().find(|r| r.id == *id).unwrap();
+        assert_eq!(r.outcome.kind, Kind::NonStrict, "{id}\n{all}");
+        assert!(
+            r.outcome.message.contains("carried `id: null`")
+                && r.outcome.message.contains("POL-29"),
+            "{id}: {}",
+            r.outcome.message
+        );
+    }
+    let results = run(&["list-result-id-null"]).await;
+    let all = summary(&results);
+    let r = results
+        .results
+        .iter()
+        .find(|r| r.id == "tools/list/capability-matches")
+        .unwrap();
+    assert_eq!(r.outcome.kind, Kind::Fail, "{all}");
+    assert!(
+        r.outcome.message.contains("a result without an id")
+            && r.outcome
+                .message
+                .contains("POL-29: in an HTTP 200 response"),
+        "{}",
+        r.outcome.message
+    );
+}

@@ -89,3 +89,42 @@ fn expect_passes_on_a_match_and_fails_with_the_difference() {
     let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert!(err.contains("2026-07-28 modern: expected served"), "{err}");
 }
+
+/// The "used connection" column asks the modern row again on one process that served
+/// 2026-07-28 first: equal to the fresh column on a server that keeps no history, and showing
+/// the difference on one that pins its version on first use (the reference server's fault and
+/// `fixtures/scripted/history_dual.py --pin-version`, which a fresh cell never sees).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_used_connection_column_shows_a_version_pinned_on_first_use() {
+    let settings = Arc::new(Settings::default());
+    let clean = matrix(&support::reference_with(&[]), &settings)
+        .await
+        .unwrap();
+    for row in &clean.rows {
+        assert_eq!(row.used.as_ref(), Some(&row.modern), "{row:?}");
+    }
+    let script = support::repo_root().join("fixtures/scripted/history_dual.py");
+    let scripted = mcpspec::Target::command("python3")
+        .arg(script.display().to_string())
+        .arg("--pin-version");
+    for target in [
+        support::reference_with(&["version-pinned-on-first-use"]),
+        scripted,
+    ] {
+        let m = matrix(&target, &settings).await.unwrap();
+        let unknown = m.rows.iter().find(|r| r.version == "2099-01-01").unwrap();
+        assert!(
+            matches!(
+                unknown.modern,
+                mcpspec::negotiation::Cell::Error { code: -32022, .. }
+            ),
+            "{unknown:?}"
+        );
+        assert_eq!(
+            unknown.used,
+            Some(mcpspec::negotiation::Cell::Served),
+            "{unknown:?}"
+        );
+        assert!(m.to_table().contains("modern, used connection"));
+    }
+}

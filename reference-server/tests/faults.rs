@@ -69,6 +69,7 @@ async fn demonstrate(fault: Fault) {
         | Fault::VersionErrorDraftCode
         | Fault::VersionErrorBadData
         | Fault::AcceptUnknownVersion
+        | Fault::VersionPinnedOnFirstUse
         | Fault::RequireDiscoverFirst
         | Fault::ServeRemovedMethods
         | Fault::ModernInitializeInternalError => demonstrate_modern(fault).await,
@@ -475,6 +476,15 @@ async fn demonstrate_modern(fault: Fault) {
             );
         }
         Fault::AcceptUnknownVersion => assert!(unknown_version(f).await["result"].is_object()),
+        Fault::VersionPinnedOnFirstUse => {
+            // Fresh: -32022. After one request naming 2026-07-28: served.
+            assert_eq!(error_code(&unknown_version(f).await), -32022);
+            let mut c = start(config(f));
+            assert!(c.call(modern(1, "server/discover", json!({}))).await["result"].is_object());
+            let mut msg = modern(2, "server/discover", json!({}));
+            msg["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+            assert!(c.call(msg).await["result"].is_object());
+        }
         Fault::RequireDiscoverFirst => {
             let mut c = start(config(f));
             assert_eq!(

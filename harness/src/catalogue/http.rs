@@ -637,7 +637,7 @@ async fn streamed(s: &Scenario, steps: u64, delay_ms: u64) -> Result<Streamed, O
     let quote = format!("{quoted} (stream ended: {})", out.ended);
     s.note_judged(text, &quote);
     // Every event is a message the server sent: judged by the schema layer like any other.
-    validate_messages(s, &call, &out.events);
+    validate_messages(s, &call, out.status, &out.events);
     Ok(out)
 }
 
@@ -717,7 +717,7 @@ async fn sse_close_cancels(s: &mut Scenario) -> Verdict {
                 format!("POST tools/call {}: its first event {quote}", tool::SLOW),
                 &quote,
             );
-            validate_messages(s, &call, &events);
+            validate_messages(s, &call, r.status, &events);
         }
     }
     s.note(format!(

@@ -97,7 +97,7 @@ pub(super) async fn post(s: &Scenario, req: &Request) -> Result<Answer, Outcome>
         &answer.describe(),
     );
     before.extend(answer.json.clone());
-    validate_messages(s, req, &before);
+    validate_messages(s, req, answer.status, &before);
     Ok(answer)
 }
 
@@ -132,8 +132,9 @@ pub(super) fn quote_messages(messages: &[Value]) -> String {
 /// The JSON-RPC messages of a raw exchange (its answer, and what an event stream carried before
 /// it) go through the schema layer like every frame the driver reads (SCHEMA-1, POL-20), judged
 /// by the request they belong to; a message whose revision the one request does not tell (a
-/// legacy session's later requests) is not judged.
-pub(super) fn validate_messages(s: &Scenario, req: &Request, received: &[Value]) {
+/// legacy session's later requests) is not judged. `status` is the HTTP status they came with
+/// (POL-29: `id: null` for a readable request id is NonStrict in a 4xx, a wrong id elsewhere).
+pub(super) fn validate_messages(s: &Scenario, req: &Request, status: u16, received: &[Value]) {
     let Ok(sent) = serde_json::from_slice::<Value>(&req.body) else {
         return;
     };
@@ -147,10 +148,39 @@ pub(super) fn validate_messages(s: &Scenario, req: &Request, received: &[Value])
     asked.sent(&sent);
     let mut violations = Vec::new();
     for message in received {
+        match null_id(&sent, message) {
+            Some(id) if (400..500).contains(&status) => s.record_null_id(id, status),
+            Some(id) => violations.push(crate::schema::Violation {
+                method: format!(
+                    "{} reply",
+                    sent.get("method").and_then(Value::as_str).unwrap_or("?")
+                ),
+                pointer: "/id".into(),
+                expected: format!(
+                    "the id of the request it answers, {id}, in an HTTP {status} response \
+                     (RPC-3, POL-29)"
+                ),
+                actual: message
+                    .get("id")
+                    .map_or_else(|| "absent".into(), Value::to_string),
+                revision: None,
+            }),
+            None => {}
+        }
         violations.extend(envelope_violations(&sent, message));
         violations.extend(asked.validate(&s.settings().schema, message));
     }
     s.record_schema_violations(violations);
+}
+
+/// The request's id, when `received` answers it with `id: null` (or no id) although that id
+/// was readable (POL-29).
+fn null_id(sent: &Value, received: &Value) -> Option<String> {
+    let expected = sent.get("id")?;
+    crate::wire::Id::from_json(expected)?;
+    let unreadable = received.get("id").is_none_or(Value::is_null);
+    (unreadable && received.get("method").is_none() && is_response(received))
+        .then(|| expected.to_string())
 }
 
 /// What is wrong with a raw answer's JSON-RPC envelope, which the schema layer (it judges the

@@ -18,10 +18,7 @@ impl Peer {
         self.note(format!(
             "prefix: {} message(s) of earlier traffic on the same connection, replayed before \
              the check (POL-30); their answers are recorded, not judged",
-            writes
-                .iter()
-                .map(|w| lines(w).count())
-                .sum::<usize>()
+            writes.iter().map(|w| lines(w).count()).sum::<usize>()
         ));
         let mut unanswered = 0;
         for write in writes {

@@ -34,8 +34,9 @@ pub enum Reply {
         waited: Duration,
         unrelated: Unrelated,
     },
-    /// Only an error without an id came (POL-23). It answers the request, but the request's id
-    /// was readable, so the reply's id is wrong (RPC-3): it is never taken as a valid error.
+    /// Only an error without an id came (POL-23), or over HTTP a reply with `id: null` in a
+    /// response that is not a 4xx rejection (POL-29). It answers the request, but the request's
+    /// id was readable, so the reply's id is wrong (RPC-3): it is never taken as valid.
     IdLess { frame: Frame, awaited: Value },
     /// The server closed its output first: how it ended (if it did so promptly) and the last
     /// lines of its stderr.
@@ -136,9 +137,22 @@ impl Reply {
                 ),
             },
             Reply::IdLess { frame, awaited } => format!(
-                "an error without an id ({}), though the request's id {awaited} was readable: a \
-                 reply whose id is wrong (RPC-3, POL-23)",
-                shorten(&frame.text(), 160)
+                "{} without an id ({}), though the request's id {awaited} was readable: a reply \
+                 whose id is wrong (RPC-3, POL-23{})",
+                if frame
+                    .json
+                    .as_ref()
+                    .is_some_and(|j| j.get("error").is_some())
+                {
+                    "an error"
+                } else {
+                    "a result"
+                },
+                shorten(&frame.text(), 160),
+                match &frame.http {
+                    Some(h) => format!(", POL-29: in an HTTP {} response", h.status),
+                    None => String::new(),
+                }
             ),
             Reply::NoReply { waited, unrelated } if unrelated.is_empty() => {
                 format!("no reply within {}", seconds(*waited))

@@ -374,3 +374,47 @@ async fn a_legacy_warm_up_is_a_ping() {
     peer.warm_up().await.expect("ping answered");
     assert!(peer.has_answered());
 }
+
+/// The HTTP context line the transport puts before each response's frames (status `status`,
+/// answering the POST of `id`), then `body`.
+fn over_http(status: u16, message: &Value, body: &str) -> Vec<u8> {
+    let mut out = crate::transport::http::CONTEXT_PREFIX.to_vec();
+    out.extend(
+        serde_json::to_vec(&crate::wire::HttpContext {
+            status,
+            request_id: Some(message["id"].clone()),
+        })
+        .unwrap(),
+    );
+    out.push(b'\n');
+    out.extend(format!("{{\"jsonrpc\":\"2.0\",\"id\":null,{body}}}\n").into_bytes());
+    out
+}
+
+#[tokio::test]
+async fn an_id_null_error_in_a_4xx_answers_its_post_and_is_remembered_for_pol_29() {
+    let mut peer = scripted(|m| {
+        over_http(
+            400,
+            m,
+            r#""error":{"code":-32020,"message":"Header mismatch"}"#,
+        )
+    });
+    let reply = peer.call(request("tools/list")).await;
+    assert_eq!(reply.error().map(|e| e.code), Some(-32020), "{reply:?}");
+    assert_eq!(peer.rec.null_ids(), [("1".to_owned(), 400)]);
+}
+
+#[tokio::test]
+async fn an_id_null_reply_in_a_200_has_the_wrong_id() {
+    let mut peer = scripted(|m| over_http(200, m, r#""result":{"tools":[]}"#));
+    let reply = peer.call(request("tools/list")).await;
+    assert!(matches!(reply, Reply::IdLess { .. }), "{reply:?}");
+    assert!(
+        reply.describe().contains("a result without an id")
+            && reply.describe().contains("POL-29: in an HTTP 200 response"),
+        "{}",
+        reply.describe()
+    );
+    assert!(peer.rec.null_ids().is_empty());
+}

@@ -68,7 +68,10 @@ pub(super) async fn confirm(check: Check, run: &Run, shared: Attempt) -> Confirm
             ..Confirmed::as_is(fresh)
         };
     }
-    let history = shared.prior.as_ref().map(|p| p.chunks().map(|c| c.writes.clone()).collect());
+    let history = shared
+        .prior
+        .as_ref()
+        .map(|p| p.chunks().map(|c| c.writes.clone()).collect());
     let history: Vec<Vec<Vec<u8>>> = history.unwrap_or_default();
     if let Some(found) = reproduce(check, run, wanted, history).await {
         let prefix = Prefix::from_writes(&found.writes);
@@ -188,12 +191,7 @@ fn standard_requests(run: &Run) -> Vec<Vec<u8>> {
     }
     methods
         .into_iter()
-        .map(|m| {
-            request(m)
-                .id(json!("mcpspec-prefix-1"))
-                .render(1, true)
-                .0
-        })
+        .map(|m| request(m).id(json!("mcpspec-prefix-1")).render(1, true).0)
         .collect()
 }
 
@@ -282,7 +280,12 @@ mod tests {
     /// A test that passes for every subset holding all of `needed`.
     fn holds(needed: &'static [u32]) -> impl Fn(Vec<u32>) -> std::future::Ready<Option<usize>> {
         move |units: Vec<u32>| {
-            std::future::ready(needed.iter().all(|n| units.contains(n)).then_some(units.len()))
+            std::future::ready(
+                needed
+                    .iter()
+                    .all(|n| units.contains(n))
+                    .then_some(units.len()),
+            )
         }
     }
 

@@ -72,7 +72,9 @@ impl SentLog {
 
     /// Every write, oldest first.
     pub fn writes(&self) -> Vec<Vec<u8>> {
-        self.chunks().flat_map(|c| c.writes.iter().cloned()).collect()
+        self.chunks()
+            .flat_map(|c| c.writes.iter().cloned())
+            .collect()
     }
 
     /// Whether the log holds every write since it began (none dropped).
@@ -98,10 +100,15 @@ mod tests {
         log.mark("c");
         log.push(b"2\n");
         log.push(b"3\n");
-        let chunks: Vec<(&str, usize)> =
-            log.chunks().map(|c| (c.by.as_str(), c.writes.len())).collect();
+        let chunks: Vec<(&str, usize)> = log
+            .chunks()
+            .map(|c| (c.by.as_str(), c.writes.len()))
+            .collect();
         assert_eq!(chunks, [("a", 1), ("c", 2)]);
-        assert_eq!(log.writes(), [b"1\n".to_vec(), b"2\n".to_vec(), b"3\n".to_vec()]);
+        assert_eq!(
+            log.writes(),
+            [b"1\n".to_vec(), b"2\n".to_vec(), b"3\n".to_vec()]
+        );
         assert!(log.complete());
     }
 
