@@ -26,7 +26,7 @@ mod stateless;
 mod subscriptions;
 mod support;
 
-pub(crate) use support::served_method;
+pub(crate) use support::{served_method, served_method_in};
 
 use crate::check::Check;
 

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use crate::driver::{Peer, Settings};
+use crate::driver::{Peer, Reply, Settings};
 use crate::outcome::{Era, Level, Outcome};
 use crate::target::Target;
 use crate::transcript::{Entry, Event, Recorder};
@@ -49,19 +49,90 @@ pub enum Need {
     Replicas,
 }
 
-/// Where a check runs (POL-21): on a process that earlier checks used, or on its own.
+/// Where a check runs (POL-21, revised): on a process that earlier checks used, or on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Isolation {
-    /// The check sends only well-formed, self-contained 2026-07-28 requests (full `_meta`
-    /// envelope, a version the server serves) on one modern connection and leaves nothing in
-    /// flight: the era is stateless (META-3), so a long-lived process serves it as well as a
-    /// fresh one. With `--isolation shared` it runs on the runner's process pool.
+    /// The check's subject is what a server answers, not the process: it runs on a process
+    /// earlier checks used, once that process answered a liveness request (a modern process
+    /// from the run's pool, or a legacy session shared per negotiated version), malformed input
+    /// included. After it, the process must answer a liveness request again (else the check is
+    /// charged with stopping it), and a non-pass verdict is confirmed on a fresh process
+    /// (POL-30). With `--isolation fresh` it gets a fresh process, and the same liveness
+    /// request after it.
     Shared,
-    /// Everything else: malformed input, envelope-less or foreign-version requests (a
-    /// dual-era server may read them as legacy, POL-19), process start or exit, stdout before
-    /// the first message, the legacy handshake, deadlock detection, era mixing, several
-    /// connections, listen streams. The default when unsure.
-    Fresh,
+    /// The check's subject is the process itself: it needs one of its own, for this reason.
+    Fresh(Fresh),
+}
+
+/// Why a check needs a process of its own (POL-21): what about the process it judges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fresh {
+    /// What the process writes from its first byte.
+    Startup,
+    /// What a process answers to its very first message: a request naming no version is only
+    /// ambiguous before the process saw anything else (POL-19), and a served request needs no
+    /// `server/discover` before it.
+    FirstMessage,
+    /// The legacy `initialize` handshake as such: it must be the process's first request.
+    Handshake,
+    /// The process's exit.
+    Exit,
+    /// Deadlock detection times the process's start against a readiness window (design.md).
+    Deadlock,
+    /// Reads the probe middleware's log of everything the process received.
+    ProbeLog,
+    /// Runs on the run's instances of the server, each started for it (POL-22).
+    Instances,
+}
+
+impl Fresh {
+    /// A short name (`mcpspec list --isolation`, the JSON report's process counts).
+    pub fn label(self) -> &'static str {
+        match self {
+            Fresh::Startup => "startup",
+            Fresh::FirstMessage => "first-message",
+            Fresh::Handshake => "handshake",
+            Fresh::Exit => "exit",
+            Fresh::Deadlock => "deadlock",
+            Fresh::ProbeLog => "probe-log",
+            Fresh::Instances => "instances",
+        }
+    }
+
+    /// Why the check cannot share a process, in a sentence.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Fresh::Startup => "it judges what the process writes from its first byte",
+            Fresh::FirstMessage => {
+                "it judges what a process answers to its first message (a request naming no \
+                 version is ambiguous only before anything else, POL-19)"
+            }
+            Fresh::Handshake => {
+                "it judges the legacy `initialize` handshake, which must be the process's first \
+                 request"
+            }
+            Fresh::Exit => "it judges how the process exits",
+            Fresh::Deadlock => "it times the process's start against a readiness window",
+            Fresh::ProbeLog => {
+                "it reads the probe middleware's log of everything the process received"
+            }
+            Fresh::Instances => "it runs on instances of the server started for it (POL-22)",
+        }
+    }
+}
+
+impl Isolation {
+    /// `shared`, or `fresh: REASON-LABEL`.
+    pub fn label(self) -> String {
+        match self {
+            Isolation::Shared => "shared".into(),
+            Isolation::Fresh(why) => format!("fresh: {}", why.label()),
+        }
+    }
+
+    pub fn is_shared(self) -> bool {
+        self == Isolation::Shared
+    }
 }
 
 /// One conformance check.
@@ -212,6 +283,15 @@ pub enum Lease {
     Prefixed(Arc<Vec<Vec<u8>>>),
 }
 
+/// Why a shared-class check's process is a fresh one, for the run's process counts.
+fn fresh_lease_reason(lease: &Lease, p: &crate::pool::Processes) -> &'static str {
+    match lease {
+        Lease::Pool if p.mode() == crate::pool::Mode::Fresh => "fresh mode",
+        Lease::Pool => "shared check, no pool",
+        Lease::Fresh | Lease::Prefixed(_) => "confirmation",
+    }
+}
+
 /// The context a check runs in: the target, the settings, and the transcript it writes.
 #[derive(Debug)]
 pub struct Scenario {
@@ -238,6 +318,8 @@ pub struct Scenario {
     lease: Lease,
     /// What earlier checks wrote to the shared process this check leased (POL-30).
     prior: Option<crate::transport::SentLog>,
+    /// What the leased connection is: a modern process or a legacy session.
+    held: Option<crate::pool::Held>,
 }
 
 impl Scenario {
@@ -255,7 +337,7 @@ impl Scenario {
             rec: Recorder::default(),
             conns: 0,
             processes: None,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Fresh(Fresh::Startup),
             returned: Default::default(),
             leased: None,
             spawn_now: false,
@@ -263,6 +345,7 @@ impl Scenario {
             check: "",
             lease: Lease::Pool,
             prior: None,
+            held: None,
         }
     }
 
@@ -336,10 +419,12 @@ impl Scenario {
     }
 
     /// The shared connection the check's peer handed back (once it was dropped), with its
-    /// connection number.
-    pub fn take_returned(&self) -> Option<(crate::driver::lease::Returned, u32)> {
+    /// connection number and what it is.
+    pub fn take_returned(
+        &self,
+    ) -> Option<(crate::driver::lease::Returned, u32, crate::pool::Held)> {
         let back = self.returned.lock().ok()?.take()?;
-        Some((back, self.leased?))
+        Some((back, self.leased?, self.held.clone()?))
     }
 
     pub fn recorder(&self) -> &Recorder {
@@ -407,27 +492,21 @@ impl Scenario {
                 target: self.target.describe(),
             },
         );
-        let shared = era == Era::Modern
-            && self.isolation == Isolation::Shared
-            && self.leased.is_none()
-            && self.conns == 1;
+        let shared = era == Era::Modern && self.shares();
         let spawned = match &self.processes {
-            Some(p) if shared && !matches!(self.lease, Lease::Pool) => {
-                let got = p.fresh_lease(self.check);
-                if got.is_ok() {
-                    self.leased = Some(self.conns);
-                }
-                got
-            }
-            Some(p) if shared && p.pools() => {
-                let got = p.lease(&self.rec, self.conns, self.check).await;
+            Some(p) if shared => {
+                let got = match (&self.lease, p.pools()) {
+                    (Lease::Pool, true) => p.lease(&self.rec, self.conns, self.check).await,
+                    (lease, _) => p.fresh_lease(self.check, fresh_lease_reason(lease, p)),
+                };
                 if let Ok(spawned) = &got {
                     self.leased = Some(self.conns);
+                    self.held = Some(crate::pool::Held::Modern);
                     self.prior = spawned.prior.clone();
                 }
                 got
             }
-            Some(p) => p.fresh(!self.spawn_now),
+            Some(p) => p.fresh(!self.spawn_now, &self.fresh_reason()),
             None => self
                 .target
                 .connect(self.settings.max_message)
@@ -440,6 +519,34 @@ impl Scenario {
                 }),
         }
         .map_err(|e| Outcome::error(e.to_string()))?;
+        let mut peer = self.peer(spawned, era);
+        if self.leased != Some(self.conns) {
+            return Ok(peer);
+        }
+        if let Lease::Prefixed(writes) = &self.lease {
+            peer.replay_prefix(writes).await;
+        }
+        Ok(peer.leased(self.returned.clone()))
+    }
+
+    /// Whether the next connection is the one a shared-class check shares: its first, on a
+    /// target whose processes mcpspec starts (an HTTP URL is one endpoint, shared as it is).
+    fn shares(&self) -> bool {
+        self.isolation == Isolation::Shared
+            && self.leased.is_none()
+            && self.conns == 1
+            && self.processes.as_ref().is_some_and(|p| p.starts_processes())
+    }
+
+    /// Why the pool starts a fresh process for this check's connection (its process counts).
+    fn fresh_reason(&self) -> String {
+        match self.isolation {
+            Isolation::Fresh(why) => format!("fresh: {}", why.label()),
+            Isolation::Shared => "a shared check's further connection".into(),
+        }
+    }
+
+    fn peer(&self, spawned: crate::pool::Spawned, era: Era) -> Peer {
         let mut peer = Peer::new(
             spawned.transport,
             self.rec.clone(),
@@ -453,13 +560,51 @@ impl Scenario {
         if spawned.warm {
             peer.assume_heard();
         }
-        if self.leased != Some(self.conns) {
-            return Ok(peer);
+        peer
+    }
+
+    /// A legacy session at `version`, initialized (`initialize`, then
+    /// `notifications/initialized`), with the reply to its `initialize` and how the handshake
+    /// went. A shared-class check shares the session with the other checks that ask for that
+    /// version (POL-21): its handshake, made once, is written into this check's transcript and
+    /// its reply handed over as this check's. Any other check makes its own handshake.
+    pub async fn session(
+        &mut self,
+        version: &str,
+    ) -> Result<(Peer, Reply, Arc<crate::driver::Handshake>), Outcome> {
+        if !self.shares() {
+            let mut peer = self.connect_as(Era::Legacy).await?;
+            let handshake = Arc::new(peer.begin_session(version).await);
+            let reply = handshake.reply.clone();
+            return Ok((peer, reply, handshake));
         }
+        self.conns += 1;
+        self.rec.record(
+            self.conns,
+            Event::Connect {
+                target: self.target.describe(),
+            },
+        );
+        let Some(p) = self.processes.clone() else {
+            return Err(Outcome::error("no process pool"));
+        };
+        let got = match (&self.lease, p.pools()) {
+            (Lease::Pool, true) => p.session(&self.rec, self.conns, self.check, version).await,
+            (lease, _) => {
+                p.fresh_session(self.check, version, fresh_lease_reason(lease, &p))
+                    .await
+            }
+        };
+        let (spawned, handshake) = got.map_err(|e| Outcome::error(e.to_string()))?;
+        self.leased = Some(self.conns);
+        self.held = Some(crate::pool::Held::Session(handshake.clone()));
+        self.prior = spawned.prior.clone();
+        let mut peer = self.peer(spawned, Era::Legacy);
+        let reply = peer.adopt_handshake(&handshake);
         if let Lease::Prefixed(writes) = &self.lease {
             peer.replay_prefix(writes).await;
         }
-        Ok(peer.leased(self.returned.clone()))
+        Ok((peer.leased(self.returned.clone()), reply, handshake))
     }
 
     /// The era a [`Need::AnyEra`] check speaks: modern when the server serves it, else legacy
@@ -486,8 +631,7 @@ impl Scenario {
             .legacy_version()
             .unwrap_or(crate::protocol::version::LATEST_LEGACY)
             .to_owned();
-        let mut peer = self.connect_as(Era::Legacy).await?;
-        let reply = crate::negotiation::initialize(&mut peer, &version, "mcpspec").await;
+        let (peer, reply, _) = self.session(&version).await?;
         if reply.result().is_none() {
             return Err(Outcome::error(format!(
                 "the legacy handshake this check runs after (POL-28) failed: initialize at \
@@ -495,10 +639,6 @@ impl Scenario {
                 reply.describe()
             )));
         }
-        peer.send(crate::driver::notification(
-            crate::protocol::method::INITIALIZED,
-        ))
-        .await;
         Ok(peer)
     }
 

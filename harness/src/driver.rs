@@ -20,6 +20,7 @@ mod conversation;
 pub mod lease;
 mod prefix;
 mod reply;
+mod session;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -32,6 +33,7 @@ pub use crate::text::{preview, seconds, shorten};
 pub use builder::{Outgoing, notification, raw, request};
 pub use conversation::Exchange;
 pub use reply::{Reply, Unrelated};
+pub use session::{Handshake, initialize_request};
 
 use crate::outcome::Era;
 use crate::protocol::{code, method};

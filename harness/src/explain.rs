@@ -53,8 +53,8 @@ fn need_words(need: &Need) -> String {
 pub fn explain(check: &Check) -> String {
     let mut out = String::new();
     let isolation = match check.isolation {
-        Isolation::Shared => "may share a server process (POL-21)",
-        Isolation::Fresh => "runs on its own server process",
+        Isolation::Shared => "may share a server process (POL-21)".to_owned(),
+        Isolation::Fresh(why) => format!("runs on its own server process: {}", why.reason()),
     };
     let _ = writeln!(
         out,

@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::driver::{Peer, Reply, Settings, notification, request};
 use crate::outcome::Era;
@@ -214,17 +214,8 @@ fn classify_discover(reply: &Reply) -> DiscoverAnswer {
 
 /// Sends a legacy `initialize` (no modern envelope) and returns the reply.
 pub async fn initialize(peer: &mut Peer, version: &str, client_name: &str) -> Reply {
-    peer.call(
-        request(method::INITIALIZE)
-            .bare()
-            .param("protocolVersion", json!(version))
-            .param("capabilities", json!({}))
-            .param(
-                "clientInfo",
-                json!({"name": client_name, "version": env!("CARGO_PKG_VERSION")}),
-            ),
-    )
-    .await
+    peer.call(crate::driver::initialize_request(version, client_name))
+        .await
 }
 
 /// One cell of the version matrix: what the server answered.

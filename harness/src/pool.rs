@@ -1,28 +1,39 @@
-//! Where a check's server processes come from (POL-21): the run's process pool.
+//! Where a check's server processes come from (POL-21, revised): the run's process pool.
 //!
 //! ```text
 //!  Scenario::connect ──┬── Shared check, first modern connection ──> lease(): an idle pooled
-//!                      │     process (warm, known alive), else a new one
+//!                      │     process, else a new one admitted by a liveness request
+//!                      ├── Shared check, a legacy session at version V ──> session(V): an idle
+//!                      │     session of V, else a new one whose handshake is recorded
 //!                      └── anything else ──> fresh(): a warm spare, else a new spawn
 //!
-//!  after a Shared check: give_back() ── liveness: a `server/discover` under its own id must
-//!    be answered; what arrives before that answer is drained and written into the check's
-//!    transcript (marked, never judged); a process that died or went silent is charged to the
-//!    check (the runner's verdict says so) and dropped (killed); one with a request of the check
-//!    still unanswered, or a connection the check broke, is retired (killed, not charged)
+//!  after a Shared check: give_back() ── liveness: a request for a method the server serves
+//!    (the modern one, or the legacy one in a session) under an id no check uses must be
+//!    answered; what arrives before that answer is drained into the check's transcript
+//!    (marked, never judged); a process that died or went silent is charged to the check (the
+//!    runner's verdict says so) and replaced; one with a request of the check still unanswered,
+//!    or a connection the check closed, is retired (killed, not charged)
 //! ```
 //!
-//! Warm spares: fresh-process checks of a stdio command take a process spawned earlier, while
-//! other checks ran, so an interpreter's start overlaps with work. At most [`SPARES`] wait at a
-//! time, and no more than the fresh connections the run still expects. A spare's start-up
-//! allowance is measured from its spawn ([`Spawned::at`]), and never shorter than an ordinary
-//! wait. The deadlock checks, which time the start itself against a readiness window, spawn
-//! their process when they begin (`Scenario::connect_spawned`): a spare older than the window
-//! would answer at once whenever it became ready, so no window could be fair on it.
+//! Malformed input goes to shared processes too: the liveness request after the check decides
+//! whether the process is still fit to serve the next one. It asks for a method the server
+//! serves, not only `server/discover`, so a server that answers discover but no longer serves
+//! anything else after some input is caught by the check that sent that input.
 //!
-//! With `--isolation fresh` nothing is pooled: every connection is a new spawn, as before.
+//! The same liveness request follows every shared-class check when it runs on a fresh process
+//! (`--isolation fresh`, or a confirmation, POL-30), so a check's verdict never depends on
+//! whether its process was shared.
+//!
+//! Warm spares: fresh-process checks of a stdio command take a process spawned earlier, while
+//! other checks ran, so an interpreter's start overlaps with work. How many wait at once comes
+//! from the measured start-up time and `--jobs` ([`spares_for`]), never more than the fresh
+//! connections the run still expects. A spare's start-up allowance is measured from its spawn
+//! ([`Spawned::at`]). The deadlock checks, which time the start itself against a readiness
+//! window, spawn their process when they begin (`Scenario::connect_spawned`).
+//!
+//! Every process the pool starts is counted by why it was needed ([`Processes::counts`]).
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -32,7 +43,7 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::driver::lease::{Returned, Slot};
-use crate::driver::{Incoming, Peer, Settings, request};
+use crate::driver::{Handshake, Incoming, Peer, Settings, request};
 use crate::outcome::Era;
 use crate::protocol::method;
 use crate::target::{StartError, Target};
@@ -40,17 +51,18 @@ use crate::transcript::{Event, Recorder};
 use crate::transport::LineTransport;
 use crate::wire::Frame;
 
-/// How many warm spares may wait at once.
-pub const SPARES: usize = 2;
+/// The writer name a session's handshake is kept under in its process's history (POL-30): the
+/// history a check's verdict may depend on starts after it.
+pub const SESSION_HANDSHAKE: &str = "the session's handshake";
 
 /// `--isolation`: whether shared-class checks run on pooled processes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Mode {
-    /// Checks that send only well-formed modern requests share long-lived processes; the
-    /// others get fresh ones, spawned ahead as warm spares.
+    /// Shared-class checks run on long-lived processes (modern ones, and legacy sessions per
+    /// version); the others get fresh ones, spawned ahead as warm spares.
     #[default]
     Shared,
-    /// Every check starts its own processes (mcpspec before the pool).
+    /// Every check starts its own processes.
     Fresh,
 }
 
@@ -69,14 +81,73 @@ pub struct Spawned {
     pub prior: Option<crate::transport::SentLog>,
 }
 
-/// A pooled process: warm, and known to have answered.
+/// What a shared check holds: a modern process, or a legacy session with its handshake.
+#[derive(Debug, Clone)]
+pub enum Held {
+    Modern,
+    Session(Arc<Handshake>),
+}
+
+/// A pooled process: warm, and known to have answered. It holds no place among the `--jobs`
+/// while it waits (it does no work then); it takes one again when a check leases it.
 #[derive(Debug)]
 struct Idle {
     transport: LineTransport,
     at: Instant,
-    slot: Slot,
+    held: Held,
     /// The check that last ran on it, for what it leaves behind.
     last_check: &'static str,
+}
+
+/// What the pool must know of the server to keep processes: the request a liveness check sends
+/// in each era, and how long a start takes.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// A modern method the server serves (its liveness request).
+    pub modern_liveness: &'static str,
+    /// A legacy method the server serves in a session (`ping` at least).
+    pub legacy_liveness: &'static str,
+    /// How long the server took to start (spawn to first answer), when measured.
+    pub startup: Option<Duration>,
+}
+
+impl Default for Plan {
+    fn default() -> Self {
+        Plan {
+            modern_liveness: method::DISCOVER,
+            legacy_liveness: method::PING,
+            startup: None,
+        }
+    }
+}
+
+/// How many warm spares may wait at once for a server that takes `startup` to start, with
+/// `jobs` processes alive at most: enough that a spare started when a fresh check begins is
+/// ready for the fresh check after it (a check takes about [`CHECK_TIME`]), one at least, and
+/// never more than `jobs` less the one a running check holds.
+pub fn spares_for(startup: Option<Duration>, jobs: usize) -> usize {
+    let cap = jobs.saturating_sub(1).max(1);
+    let wanted = startup.map_or(1, |s| {
+        usize::try_from(s.as_millis().div_ceil(CHECK_TIME.as_millis().max(1))).unwrap_or(cap)
+    });
+    wanted.clamp(1, cap)
+}
+
+/// About how long one check takes against a server that answers at once.
+pub const CHECK_TIME: Duration = Duration::from_millis(250);
+
+/// The most pooled processes (modern ones and sessions) that wait at once; past it the one
+/// that waited longest is ended.
+pub const IDLE_MAX: usize = 4;
+
+/// Why processes were started, for the run's summary and its JSON report.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Processes by what they were started for: `pool`, `legacy session`, `fresh: CLASS`,
+    /// `confirmation`, `fresh mode`.
+    pub by_reason: BTreeMap<String, usize>,
+    /// Pooled processes that stopped answering after a check, charged to it and replaced.
+    pub replaced: usize,
 }
 
 /// The run's processes: the idle shared ones, the warm spares, and the count of all started.
@@ -85,8 +156,11 @@ pub struct Processes {
     target: Arc<Target>,
     settings: Arc<Settings>,
     mode: Mode,
+    plan: Plan,
     idle: Mutex<Vec<Idle>>,
     spares: Mutex<VecDeque<Spawned>>,
+    /// How many spares may wait at once ([`spares_for`]).
+    spare_cap: usize,
     /// `--jobs` places: every process the pool starts holds one while it lives, idle pooled
     /// processes and spares included, so no more than `--jobs` are alive at once (POL-24).
     slots: Arc<Semaphore>,
@@ -97,6 +171,7 @@ pub struct Processes {
     /// Set when the server failed the pool's qualification (see [`Processes::qualify`]): why
     /// shared checks run on fresh processes in this run after all.
     unpooled: Mutex<Option<String>>,
+    counts: Mutex<Counts>,
 }
 
 /// How a shared process did after its check (see [`Processes::give_back`]).
@@ -116,17 +191,21 @@ impl Processes {
         mode: Mode,
         jobs: usize,
         fresh_demand: usize,
+        plan: Plan,
     ) -> Self {
         Processes {
             target,
             settings,
             mode,
+            spare_cap: spares_for(plan.startup, jobs),
+            plan,
             idle: Mutex::new(Vec::new()),
             spares: Mutex::new(VecDeque::new()),
             slots: Arc::new(Semaphore::new(jobs.max(1))),
             fresh_demand: AtomicI64::new(i64::try_from(fresh_demand).unwrap_or(i64::MAX)),
             liveness_ids: AtomicUsize::new(0),
             unpooled: Mutex::new(None),
+            counts: Mutex::new(Counts::default()),
         }
         // No spare yet: the first ones start when a check ends and frees a place, so a run of
         // a single check (or a check that times its own start) never races a spare's start.
@@ -139,15 +218,29 @@ impl Processes {
     /// Whether shared checks run on pooled processes: `--isolation shared` and a stdio target
     /// (a command or the embedded server; an HTTP URL is one endpoint mcpspec does not start).
     pub fn pools(&self) -> bool {
-        self.mode == Mode::Shared
-            && self.target.is_stdio()
-            && self.unpooled.lock().is_ok_and(|u| u.is_none())
+        self.mode == Mode::Shared && self.starts_processes() && self.unpooled().is_none()
+    }
+
+    /// Whether connections are processes (or in-memory servers) mcpspec starts: a stdio target.
+    pub fn starts_processes(&self) -> bool {
+        self.target.is_stdio()
     }
 
     /// Why shared checks ran on fresh processes in this run, if the server failed the
     /// qualification.
     pub fn unpooled(&self) -> Option<String> {
         self.unpooled.lock().ok().and_then(|u| u.clone())
+    }
+
+    /// The processes started so far, by why.
+    pub fn counts(&self) -> Counts {
+        self.counts.lock().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    fn count(&self, reason: &str) {
+        if let Ok(mut c) = self.counts.lock() {
+            *c.by_reason.entry(reason.to_owned()).or_default() += 1;
+        }
     }
 
     /// The pool is only as good as the era's statelessness (META-3), so the server must show
@@ -162,8 +255,8 @@ impl Processes {
         let Ok(mut spawned) = self.spawn() else {
             return;
         };
+        self.count("pool");
         spawned.transport.keep_sent("the pool's qualification");
-        let slot = spawned.slot.take();
         let mut peer = Peer::new(
             spawned.transport,
             Recorder::default(),
@@ -181,11 +274,11 @@ impl Processes {
                 .frame()
                 .is_some_and(|f| !matches!(f.raw_id(), Some(Value::Null)));
         if served && peer.drain_backlog().is_empty() {
-            if let (Some(transport), Ok(mut idle)) = (peer.into_transport(), self.idle.lock()) {
-                idle.push(Idle {
+            if let Some(transport) = peer.into_transport() {
+                self.keep_idle(Idle {
                     transport,
                     at: spawned.at,
-                    slot,
+                    held: Held::Modern,
                     last_check: "the pool's first request",
                 });
             }
@@ -198,23 +291,25 @@ impl Processes {
         }
     }
 
-    /// A new server in a free place, freeing one first if need be: a waiting spare, then an
-    /// idle pooled process, is ended to make room (a running check's process never is).
+    /// A new server in a free place, freeing one first if need be: a waiting spare is ended to
+    /// make room (a running check's process never is).
     fn spawn(&self) -> Result<Spawned, StartError> {
-        let slot = loop {
+        let slot = self.place();
+        self.spawn_in(slot)
+    }
+
+    /// A place among the `--jobs` processes at work, a waiting spare ended for it if need be;
+    /// `None` when every place is a running check's.
+    fn place(&self) -> Slot {
+        loop {
             if let Ok(slot) = self.slots.clone().try_acquire_owned() {
-                break Some(slot);
+                return Some(slot);
             }
             let spare = self.spares.lock().ok().and_then(|mut s| s.pop_back());
-            if spare.is_some() {
-                continue;
+            if spare.is_none() {
+                return None;
             }
-            let idle = self.idle.lock().ok().and_then(|mut i| i.pop());
-            if idle.is_none() {
-                break None;
-            }
-        };
-        self.spawn_in(slot)
+        }
     }
 
     fn spawn_in(&self, slot: Slot) -> Result<Spawned, StartError> {
@@ -229,14 +324,21 @@ impl Processes {
         })
     }
 
-    /// Spares are for commands only (an in-memory server starts at no cost), and only in shared
-    /// mode (`fresh` keeps the old behaviour exactly).
+    /// A warm spare when one waits, else a new spawn.
+    fn spare_or_spawn(&self) -> Result<Spawned, StartError> {
+        match self.spares.lock().ok().and_then(|mut s| s.pop_front()) {
+            Some(s) => Ok(s),
+            None => self.spawn(),
+        }
+    }
+
+    /// Spares are for commands only (an in-memory server starts at no cost).
     fn spares_wanted(&self) -> usize {
-        if self.mode != Mode::Shared || !matches!(*self.target, Target::Command { .. }) {
+        if !matches!(*self.target, Target::Command { .. }) {
             return 0;
         }
         let demand = usize::try_from(self.fresh_demand.load(Ordering::Relaxed).max(0)).unwrap_or(0);
-        SPARES.min(demand)
+        self.spare_cap.min(demand)
     }
 
     /// Spawns spares up to what is wanted, in free places only (a spare never ends another
@@ -258,46 +360,123 @@ impl Processes {
         }
     }
 
-    /// A fresh server: a warm spare when one waits (and `spare` allows it), else a new spawn.
-    pub fn fresh(&self, spare: bool) -> Result<Spawned, StartError> {
+    /// A fresh server for a fresh-class check (`reason`: its class): a warm spare when one
+    /// waits (and `spare` allows it), else a new spawn.
+    pub fn fresh(&self, spare: bool, reason: &str) -> Result<Spawned, StartError> {
         self.fresh_demand.fetch_sub(1, Ordering::Relaxed);
-        let spare = if spare {
-            self.spares.lock().ok().and_then(|mut s| s.pop_front())
+        let got = if spare {
+            self.spare_or_spawn()
         } else {
-            None
+            self.spawn()
         };
-        let got = match spare {
-            Some(s) => Ok(s),
-            None => self.spawn(),
-        };
+        if got.is_ok() {
+            self.count(reason);
+        }
         self.refill();
         got
     }
 
-    /// A process for a shared check: an idle pooled one, else a spare, else a new one (a
-    /// process new to the pool gets the start-up allowance as any other). What it wrote while
-    /// idle is recorded into `rec` (the new check's transcript), marked as left over by the
-    /// check before, and never reaches the check. What `check` writes is kept from here on,
-    /// and the [`Spawned::prior`] says what earlier checks wrote (POL-30).
+    /// A process for a shared check: an idle pooled one, else a spare or a new one, admitted
+    /// by a liveness request first. What it wrote while idle is recorded into `rec` (the new
+    /// check's transcript), marked as left over by the check before, and never reaches the
+    /// check. What `check` writes is kept from here on, and [`Spawned::prior`] says what
+    /// earlier checks wrote (POL-30).
     pub async fn lease(
         &self,
         rec: &Recorder,
         conn: u32,
         check: &str,
     ) -> Result<Spawned, StartError> {
-        let idle = self.idle.lock().ok().and_then(|mut i| i.pop());
-        let Some(mut idle) = idle else {
-            let spare = self.spares.lock().ok().and_then(|mut s| s.pop_front());
-            let spawned = match spare {
-                Some(s) => s,
-                None => self.spawn()?,
-            };
+        let idle = self.take_idle(|held| matches!(held, Held::Modern));
+        let Some(idle) = idle else {
+            let spawned = self.spare_or_spawn()?;
+            self.count("pool");
             let mut spawned = self.admit(spawned).await?;
             spawned.prior = spawned.transport.sent().cloned();
             spawned.transport.mark_sent(check);
             return Ok(spawned);
         };
-        let prior = idle.transport.sent().cloned();
+        Ok(self.reuse(idle, rec, conn, check).await.0)
+    }
+
+    /// A legacy session at `version` for a shared check: an idle one, else a new one (a spare
+    /// or a spawn) whose handshake is made and recorded here, once, for every check that
+    /// shares it. [`Spawned::prior`] holds what earlier checks wrote after the handshake.
+    pub async fn session(
+        &self,
+        rec: &Recorder,
+        conn: u32,
+        check: &str,
+        version: &str,
+    ) -> Result<(Spawned, Arc<Handshake>), StartError> {
+        let idle = self.take_idle(|held| matches!(held, Held::Session(h) if h.asked == version));
+        let Some(idle) = idle else {
+            let spawned = self.spare_or_spawn()?;
+            self.count("legacy session");
+            let (mut spawned, handshake) = self.begin(spawned, version).await?;
+            spawned.prior = Some(crate::transport::SentLog::default());
+            spawned.transport.mark_sent(check);
+            return Ok((spawned, handshake));
+        };
+        let (spawned, held) = self.reuse(idle, rec, conn, check).await;
+        let Held::Session(handshake) = held else {
+            return Err(StartError::new("the pool mixed up a modern process and a session"));
+        };
+        Ok((spawned, handshake))
+    }
+
+    /// A fresh process for a check that would share one (`reason`: a confirmation, POL-30, or
+    /// `--isolation fresh`): the check runs exactly as it runs on a shared one, liveness after
+    /// it included, only on a process nothing was written to before.
+    pub fn fresh_lease(&self, check: &str, reason: &str) -> Result<Spawned, StartError> {
+        let mut spawned = self.spare_or_spawn()?;
+        self.count(reason);
+        spawned.transport.keep_sent(check);
+        self.refill();
+        Ok(spawned)
+    }
+
+    /// As [`Processes::fresh_lease`], for a legacy session: its own handshake at `version`.
+    pub async fn fresh_session(
+        &self,
+        check: &str,
+        version: &str,
+        reason: &str,
+    ) -> Result<(Spawned, Arc<Handshake>), StartError> {
+        let spawned = self.spare_or_spawn()?;
+        self.count(reason);
+        let (mut spawned, handshake) = self.begin(spawned, version).await?;
+        spawned.transport.mark_sent(check);
+        self.refill();
+        Ok((spawned, handshake))
+    }
+
+    fn take_idle(&self, fits: impl Fn(&Held) -> bool) -> Option<Idle> {
+        let mut idle = self.idle.lock().ok()?;
+        let at = idle.iter().rposition(|i| fits(&i.held))?;
+        Some(idle.remove(at))
+    }
+
+    /// Puts a process in the pool; past [`IDLE_MAX`] the one that waited longest is ended.
+    fn keep_idle(&self, process: Idle) {
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.push(process);
+            if idle.len() > IDLE_MAX {
+                idle.remove(0);
+            }
+        }
+    }
+
+    /// Hands an idle process to `check`: what it wrote while idle drained into `rec`, what was
+    /// written to it before (the session's handshake aside) as its prior history.
+    async fn reuse(
+        &self,
+        mut idle: Idle,
+        rec: &Recorder,
+        conn: u32,
+        check: &str,
+    ) -> (Spawned, Held) {
+        let prior = idle.transport.sent().map(|log| log.without(SESSION_HANDSHAKE));
         idle.transport.mark_sent(check);
         let mut leftovers = Vec::new();
         // Only what is already buffered: a few milliseconds per line, no waiting.
@@ -325,18 +504,19 @@ impl Processes {
                 },
             );
         }
-        Ok(Spawned {
+        let spawned = Spawned {
             transport: idle.transport,
             at: idle.at,
             warm: true,
-            slot: idle.slot,
+            slot: self.place(),
             prior: Some(prior.unwrap_or_default()),
-        })
+        };
+        (spawned, idle.held)
     }
 
-    /// A process enters the pool once it answered a liveness `server/discover` (POL-21), so
-    /// every shared check runs on a process that has served a request, whichever process it
-    /// gets: a verdict that depends on that (POL-30) does not depend on the schedule. The wait
+    /// A process enters the pool once it answered a liveness request (POL-21), so every
+    /// shared check runs on a process that has served a request, whichever process it gets: a
+    /// verdict that depends on that (POL-30) does not depend on the schedule. The wait
     /// includes the start-up allowance; what the process wrote besides the answer is dropped
     /// (it precedes every check).
     async fn admit(&self, spawned: Spawned) -> Result<Spawned, StartError> {
@@ -356,15 +536,15 @@ impl Processes {
         )
         .spawned_at(at);
         peer.set_late_grace(false);
-        let n = self.liveness_ids.fetch_add(1, Ordering::Relaxed);
         let reply = peer
-            .call(request(method::DISCOVER).id(json!(format!("mcpspec-liveness-{n}"))))
+            .call(request(self.plan.modern_liveness).id(self.liveness_id()))
             .await;
         let answered = reply.frame().is_some();
         peer.drain_backlog();
         let transport = peer.into_transport().ok_or_else(|| {
             StartError::new(format!(
-                "a new server process closed before it answered a first server/discover ({})",
+                "a new server process closed before it answered a first {} ({})",
+                self.plan.modern_liveness,
                 reply.describe()
             ))
         })?;
@@ -377,49 +557,90 @@ impl Processes {
         })
     }
 
-    /// A fresh process for a check that would share one: a confirmation of a verdict from a
-    /// shared process (POL-30) runs the check exactly as it ran there, liveness after it
-    /// included, only on a process nothing was written to before (a spare or a new spawn).
-    pub fn fresh_lease(&self, check: &str) -> Result<Spawned, StartError> {
-        let mut spawned = match self.spares.lock().ok().and_then(|mut s| s.pop_front()) {
-            Some(s) => s,
-            None => self.spawn()?,
+    /// Begins a legacy session at `version` on a new process: its handshake, recorded.
+    async fn begin(
+        &self,
+        spawned: Spawned,
+        version: &str,
+    ) -> Result<(Spawned, Arc<Handshake>), StartError> {
+        let Spawned {
+            mut transport,
+            at,
+            slot,
+            ..
+        } = spawned;
+        transport.keep_sent(SESSION_HANDSHAKE);
+        let mut peer = Peer::new(
+            transport,
+            Recorder::default(),
+            1,
+            Era::Legacy,
+            self.settings.clone(),
+        )
+        .spawned_at(at);
+        let handshake = Arc::new(peer.begin_session(version).await);
+        peer.drain_backlog();
+        let transport = peer.into_transport().ok_or_else(|| {
+            StartError::new(format!(
+                "a new server process closed during the legacy handshake at {version} ({})",
+                handshake.reply.describe()
+            ))
+        })?;
+        let spawned = Spawned {
+            transport,
+            at,
+            warm: true,
+            slot,
+            prior: None,
         };
-        spawned.transport.keep_sent(check);
-        self.refill();
-        Ok(spawned)
+        Ok((spawned, handshake))
     }
 
-    /// After a shared check: proves the process alive with a liveness request under an id no
-    /// check uses, drains what came before its answer into `rec` (marked), and puts the process
-    /// back in the pool, retires it, or reports that it stopped (charged to `check`).
-    /// With `keep` false the process is retired after its liveness answer (a confirmation's
-    /// process, POL-30), never pooled.
+    fn liveness_id(&self) -> Value {
+        let n = self.liveness_ids.fetch_add(1, Ordering::Relaxed);
+        json!(format!("mcpspec-liveness-{n}"))
+    }
+
+    /// After a shared check: proves the process alive with a liveness request for a method it
+    /// serves (the legacy one in a session), under an id no check uses; drains what came before
+    /// its answer into `rec` (marked); and puts the process back in the pool (when `keep`, and
+    /// a session only if its handshake began it), retires it, or reports that it stopped
+    /// (charged to `check`).
     pub async fn give_back(
         &self,
         back: Returned,
+        held: &Held,
         check: &'static str,
         rec: &Recorder,
         conn: u32,
         keep: bool,
     ) -> AfterCheck {
+        // The place is freed when the check ends; the process keeps none while it waits.
         let Returned {
             mut transport,
             at,
-            slot,
+            slot: _,
             mut outstanding,
             broken,
         } = back;
-        transport.mark_sent("liveness");
         if broken {
             return AfterCheck::Alive;
         }
-        let n = self.liveness_ids.fetch_add(1, Ordering::Relaxed);
-        let id = json!(format!("mcpspec-liveness-{n}"));
-        let private = Recorder::default();
-        let mut peer = Peer::new(transport, private, 1, Era::Modern, self.settings.clone());
+        transport.mark_sent("liveness");
+        let (era, liveness) = match held {
+            Held::Modern => (Era::Modern, self.plan.modern_liveness),
+            Held::Session(_) => (Era::Legacy, self.plan.legacy_liveness),
+        };
+        let id = self.liveness_id();
+        let mut peer = Peer::new(
+            transport,
+            Recorder::default(),
+            1,
+            era,
+            self.settings.clone(),
+        );
         peer.assume_heard();
-        peer.send(request(method::DISCOVER).id(id.clone())).await;
+        peer.send(request(liveness).id(id.clone())).await;
         // The wait and one more as its grace (POL-24: a slow answer is an answer).
         let wait = self.settings.expect_timeout * 2;
         let deadline = Instant::now() + wait;
@@ -430,7 +651,7 @@ impl Processes {
                         AfterCheck::Alive
                     } else {
                         AfterCheck::Stopped(format!(
-                            "its answer to a liveness server/discover was not a JSON-RPC reply: {}",
+                            "its answer to a liveness {liveness} was not a JSON-RPC reply: {}",
                             crate::text::shorten(&String::from_utf8_lossy(&f.raw), 300)
                         ))
                     };
@@ -445,8 +666,8 @@ impl Processes {
                 Incoming::Frame(f) => drained(rec, conn, &f),
                 Incoming::TimedOut => {
                     break AfterCheck::Stopped(format!(
-                        "the server stopped answering after this check: a liveness \
-                         server/discover got no reply within {}",
+                        "the server stopped answering after this check: a liveness {liveness} \
+                         got no reply within {}",
                         crate::text::seconds(wait)
                     ));
                 }
@@ -457,22 +678,31 @@ impl Processes {
                     };
                     break AfterCheck::Stopped(format!(
                         "the server stopped answering after this check: it closed its output{how} \
-                         before answering a liveness server/discover"
+                         before answering a liveness {liveness}"
                     ));
                 }
             }
         };
-        if keep && verdict == AfterCheck::Alive && outstanding.is_empty() {
-            if let (Some(transport), Ok(mut idle)) = (peer.into_transport(), self.idle.lock()) {
-                idle.push(Idle {
+        let poolable = match held {
+            Held::Modern => true,
+            Held::Session(h) => h.began(),
+        };
+        if keep && poolable && verdict == AfterCheck::Alive && outstanding.is_empty() {
+            if let Some(transport) = peer.into_transport() {
+                self.keep_idle(Idle {
                     transport,
                     at,
-                    slot,
+                    held: held.clone(),
                     last_check: check,
                 });
             }
         }
         if let AfterCheck::Stopped(why) = &verdict {
+            if keep {
+                if let Ok(mut c) = self.counts.lock() {
+                    c.replaced += 1;
+                }
+            }
             rec.record(
                 conn,
                 Event::Note {
@@ -505,4 +735,21 @@ fn drained(rec: &Recorder, conn: u32, frame: &Frame) {
 /// The JSON text of an id, as [`Returned::outstanding`] keeps it.
 pub fn id_text(id: &Value) -> String {
     id.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spares_follow_the_start_up_time_within_the_jobs() {
+        let ms = Duration::from_millis;
+        // A server that starts at once needs one spare; an interpreter that takes a second
+        // wants four, but two jobs leave room for one beside the running check.
+        assert_eq!(spares_for(Some(ms(5)), 8), 1);
+        assert_eq!(spares_for(Some(ms(1000)), 8), 4);
+        assert_eq!(spares_for(Some(ms(1000)), 2), 1);
+        assert_eq!(spares_for(Some(ms(600)), 4), 3);
+        assert_eq!(spares_for(None, 4), 1);
+    }
 }

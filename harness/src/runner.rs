@@ -204,17 +204,23 @@ async fn run_counted(
     let fresh_demand = checks
         .iter()
         .filter(|c| {
-            (c.isolation == Isolation::Fresh || options.isolation == crate::pool::Mode::Fresh)
+            (!c.isolation.is_shared() || options.isolation == crate::pool::Mode::Fresh)
                 && !c.needs.contains(&Need::Replicas)
                 && unmet_need(c, &target, &facts, &check_options, instances).is_none()
         })
         .count();
+    let plan = crate::pool::Plan {
+        modern_liveness: crate::catalogue::served_method(&facts),
+        legacy_liveness: crate::catalogue::served_method_in(&facts, crate::outcome::Era::Legacy),
+        startup: facts.startup,
+    };
     let processes = Arc::new(crate::pool::Processes::new(
         target.clone(),
         settings.clone(),
         options.isolation,
         options.jobs,
         fresh_demand,
+        plan,
     ));
     let any_shared = checks.iter().any(|c| {
         c.isolation == Isolation::Shared
@@ -385,9 +391,9 @@ async fn attempt(check: Check, run: &Run, lease: Lease) -> Attempt {
     // that died or went silent is charged to this check (POL-21). After a timed-out scenario
     // the process is dropped: nothing it does then is this check's or the next one's.
     let after = match scenario.take_returned() {
-        Some((back, conn)) if !timed_out => {
+        Some((back, conn, held)) if !timed_out => {
             run.processes
-                .give_back(back, check.id, scenario.recorder(), conn, keep)
+                .give_back(back, &held, check.id, scenario.recorder(), conn, keep)
                 .await
         }
         _ => crate::pool::AfterCheck::Alive,

@@ -25,7 +25,7 @@ pub fn group() -> Vec<Check> {
         requirements: &["LEG-1", "LEG-6", "POL-14"],
         level: Level::Must,
         era: Era::Legacy,
-        isolation: Isolation::Fresh,
+        isolation: Isolation::Fresh(Fresh::Deadlock),
         // No Need::Legacy: the runner's legacy probe gives up on a stalled `initialize`, and
         // that is exactly what this check must look at. A modern-only server skips itself.
         // Stdio only: over HTTP every request is its own exchange, so there is no parked reader.

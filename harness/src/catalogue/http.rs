@@ -56,7 +56,7 @@ macro_rules! http_check {
             requirements: &[$($req),*],
             level: Level::$level,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Http, $($need),*],
             description: $desc,
             expectation: $expect,

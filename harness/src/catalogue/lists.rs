@@ -67,7 +67,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["LIST-1", "POL-8", "POL-11"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern],
             description: "Each advertised list (tools, prompts, resources), all pages, on two \
                           fresh connections.",

@@ -37,7 +37,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["RPC-4", "RPC-5"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Fresh(Fresh::ProbeLog),
             needs: &[Need::ProbeProfile, Need::Stdio, Need::Modern],
             description: "The probe log after server/discover, a notification, an unknown method \
                           and a request failing validation.",
@@ -51,7 +51,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["VER-1"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Fresh(Fresh::ProbeLog),
             needs: &[Need::ProbeProfile, Need::Stdio, Need::Modern],
             description: "The probe log after a `tools/list` naming protocol version 2099-01-01.",
             expectation: "the middleware wraps every inbound request, so the log shows it with the \
@@ -64,7 +64,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["LEG-1", "LEG-3"],
             level: Level::Must,
             era: Era::Legacy,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Fresh(Fresh::ProbeLog),
             needs: &[Need::ProbeProfile, Need::Stdio, Need::Legacy],
             description: "The probe log after a legacy handshake: `initialize` and \
                           `notifications/initialized`.",
@@ -78,7 +78,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["RPC-2"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::ProbeProfile, Need::Modern],
             description: "`tools/list` with a probe `refuse` naming code, message and data, then \
                           a plain `tools/list` on the same connection.",
@@ -91,7 +91,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["RPC-5", "DISC-1"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::ProbeProfile, Need::Modern],
             description: "An unknown method with a probe `rewrite` to `server/discover`.",
             expectation: "a DiscoverResult: lookup and the handler read the rewritten method \
@@ -104,7 +104,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["RPC-5", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::ProbeProfile, Need::Modern],
             description: "`tools/call` without `name`, with a probe `rewrite` adding \
                           `name: mcpspec_probe_log`.",
@@ -118,7 +118,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["LEG-1", "LEG-4", "POL-18"],
             level: Level::Must,
             era: Era::Legacy,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Fresh(Fresh::Handshake),
             needs: &[Need::ProbeProfile, Need::Legacy],
             description: "A first `initialize` with a probe `rewrite` to `ping`, then `tools/list`.",
             expectation: "the ping result `{}`; no handshake ran, so nothing is committed and \
@@ -131,7 +131,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["RPC-6", "POL-16"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::ProbeProfile, Need::Modern],
             description: "`tools/list` with a probe `answer` object.",
             expectation: "that object as the result, verbatim: no `resultType`, no serverInfo \
@@ -144,7 +144,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["RPC-4"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::ProbeProfile, Need::Modern],
             description: "A notification with a probe `answer`.",
             expectation: "no reply: a notification's outcome is discarded; the server keeps \
@@ -157,7 +157,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["LEG-1", "LEG-4", "POL-18"],
             level: Level::Must,
             era: Era::Legacy,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Fresh(Fresh::Handshake),
             needs: &[Need::ProbeProfile, Need::Legacy],
             description: "`initialize` from `mcpspec-probe-veto` (refused by the probe), then a \
                           request, then a normal `initialize` on the same connection.",
@@ -171,7 +171,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["LEG-1", "LEG-6", "POL-14"],
             level: Level::Must,
             era: Era::Legacy,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Fresh(Fresh::Deadlock),
             // Stdio only: over HTTP each request is its own exchange, with no parked reader.
             needs: &[Need::ProbeProfile, Need::Legacy, Need::Stdio],
             description: "`initialize` from `mcpspec-probe-deadlock`: the probe awaits a \

@@ -41,7 +41,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["MRTR-2", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "`mcpspec_confirm` with the `elicitation` client capability.",
             expectation: "`resultType: \"input_required\"` with `inputRequests` (an object of \
@@ -55,7 +55,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["CACHE-1", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "The InputRequiredResult of `mcpspec_confirm`.",
             expectation: "no `ttlMs` and no `cacheScope` (it is not a complete result)",
@@ -67,7 +67,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["MRTR-3", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "`mcpspec_confirm` with empty client capabilities.",
             expectation: "no input request of a type the request did not declare",
@@ -79,7 +79,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["META-4", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "`mcpspec_confirm` (which needs elicitation) with empty client \
                           capabilities.",
@@ -97,7 +97,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["META-3", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "`mcpspec_confirm` declaring `elicitation`, then again on the same \
                           connection declaring nothing.",
@@ -111,7 +111,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["MRTR-4", "MRTR-2", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "The retry of `mcpspec_confirm` with every input answered and the last \
                           character of `requestState` changed; then with the state as issued.",
@@ -125,7 +125,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["MRTR-5", "POL-12"],
             level: Level::Should,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "The retry of `mcpspec_confirm` with `requestState` and only an input \
                           response to a key never asked for.",

@@ -2,7 +2,7 @@
 //! that speaks for it (peer, frame builders, replies), outcomes, and the protocol's named
 //! constants. The helpers the areas share are in [`super::support`].
 
-pub use crate::check::{Check, Facts, Isolation, Need, Scenario, Verdict};
+pub use crate::check::{Check, Facts, Fresh, Isolation, Need, Scenario, Verdict};
 pub use crate::driver::{
     Exchange, Incoming, Peer, Reply, notification, preview, raw, request, seconds, shorten,
 };

@@ -19,7 +19,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["PROG-1", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "A probe-profile `tools/call` without `_meta.progressToken`.",
             expectation: "no `notifications/progress` (there is no token to report against)",
@@ -31,7 +31,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["PROG-1", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "`mcpspec_slow {steps: 3, delay_ms: 20}` with a progress token.",
             expectation: "progress notifications carry that token, `progress` strictly \
@@ -44,7 +44,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["STDIO-4", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::Stdio, Need::ProbeProfile],
             description: "`mcpspec_slow {steps: 4, delay_ms: 100}` cancelled with \
                           `notifications/cancelled` while in flight.",
@@ -57,7 +57,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["STDIO-5"],
             level: Level::Should,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern],
             description: "`notifications/cancelled` for a request never sent, for one already \
                           answered, and without `requestId`.",

@@ -27,7 +27,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SCHEMA-1", "POL-20"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern],
             description: "The `server/discover` result, validated in full against \
                           `DiscoverResult` of 2026-07-28.",
@@ -44,7 +44,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SCHEMA-1", "POL-20"],
             level: Level::Must,
             era: Era::Legacy,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Legacy],
             description: "The `initialize` result, validated in full against `InitializeResult` \
                           of the negotiated revision.",
@@ -62,7 +62,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SCHEMA-1", "POL-20"],
             level: Level::Must,
             era: Era::Any,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::AnyEra],
             description: "Each advertised list (`tools/list`, `resources/list`, \
                           `resources/templates/list`, `prompts/list`), validated in full.",
@@ -78,7 +78,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SCHEMA-1", "POL-20"],
             level: Level::Must,
             era: Era::Any,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::AnyEra],
             description: "The error answering an unknown method, validated as a JSON-RPC error \
                           object.",
@@ -91,7 +91,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SCHEMA-2"],
             level: Level::Must,
             era: Era::Any,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::AnyEra],
             description: "Each tool's `inputSchema` (and `outputSchema`) is a JSON Schema \
                           object valid under its dialect (2020-12 by default, meta-schema \
@@ -105,7 +105,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SCHEMA-3", "SCHEMA-1"],
             level: Level::Must,
             era: Era::Any,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::AnyEra, Need::CallableTool],
             description: "The probe-profile tool `mcpspec_probe_log` (with `--probe-profile`) \
                           and every allowed tool (`--allow-tool`) that declares `outputSchema`, \

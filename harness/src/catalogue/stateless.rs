@@ -34,7 +34,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SCALE-1", "POL-22", "POL-11"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Fresh(Fresh::Instances),
             needs: &[Need::Modern, Need::Replicas],
             description: "Every advertised list: page 1 from instance A, each `nextCursor` \
                           continued on the next instance (B, C, …).",
@@ -48,7 +48,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SCALE-1", "MRTR-4", "POL-22", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Fresh(Fresh::Instances),
             needs: &[Need::Modern, Need::Replicas, Need::ProbeProfile],
             description: "`mcpspec_confirm` on instance A; its retry with every input answered \
                           and the `requestState` as issued on instance B; then on B with the \
@@ -63,7 +63,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SCALE-2", "POL-22"],
             level: Level::Should,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Fresh(Fresh::Instances),
             needs: &[Need::Modern, Need::Replicas],
             description: "On every instance: `server/discover`, the first page of every \
                           advertised list with its cache hints, an unknown method and a list \
@@ -78,7 +78,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SCALE-3", "SCALE-1", "POL-22"],
             level: Level::Should,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Fresh(Fresh::Instances),
             needs: &[Need::Modern, Need::Replicas],
             description: "The first advertised list with a second page: page 1 from instance A, \
                           A stopped, the rest continued on B, C, ….",
@@ -92,7 +92,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SCALE-3", "SCALE-1", "POL-22", "POL-12"],
             level: Level::Should,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Fresh(Fresh::Instances),
             needs: &[Need::Modern, Need::Replicas, Need::ProbeProfile],
             description: "`mcpspec_confirm` on instance A, A stopped, the retry with every input \
                           answered and the `requestState` as issued on instance B.",
@@ -105,7 +105,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SCALE-1", "SCALE-2", "POL-22", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Fresh(Fresh::Instances),
             needs: &[Need::Modern, Need::Replicas],
             description: "Requests that need no state, on every instance: `tools/call` of each \
                           allowed tool (--allow-tool), `completion/complete` of a prompt \

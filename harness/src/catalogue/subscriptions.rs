@@ -29,7 +29,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-1", "POL-11"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern],
             description: "`subscriptions/listen` with every advertised list-changed flag; the \
                           first message for it.",
@@ -48,7 +48,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-2"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern],
             description: "Two listen requests, one with an integer id and one with a string id.",
             expectation: "each acknowledgement's `_meta[\"io.modelcontextprotocol/subscriptionId\"]` \
@@ -61,7 +61,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-2", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "A listen stream (string id) and a list change fired with \
                           `mcpspec_trigger_list_changed`.",
@@ -80,7 +80,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-3", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "A listen stream asking for one list; every list changed \
                           (`mcpspec_trigger_list_changed` without `list`) and an update of a \
@@ -98,7 +98,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-4"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern],
             description: "A listen request carrying `logLevel: debug`; what follows its \
                           acknowledgement while nothing else is in flight.",
@@ -112,7 +112,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-5", "POL-11", "POL-12"],
             level: Level::Should,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "A listen stream asking for an advertised `listChanged` list; that list \
                           changed (`mcpspec_trigger_list_changed`).",
@@ -125,7 +125,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-6", "POL-9", "POL-12"],
             level: Level::Should,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "A listen stream the server ends (`mcpspec_end_subscriptions` with its \
                           `listenId`).",
@@ -139,7 +139,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-7", "STDIO-4", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "Two listen streams for the same list; the client cancels the first \
                           (`notifications/cancelled`), then the list changes.",
@@ -159,7 +159,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-9", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh,
+            isolation: Isolation::Shared,
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "A probe-profile `tools/call` (not a listen request).",
             expectation: "no `notifications/cancelled` from the server for it",

@@ -70,6 +70,22 @@ impl SentLog {
         self.chunks.iter().filter(|c| !c.writes.is_empty())
     }
 
+    /// The log without `by`'s writes (a session's handshake, which a fresh session makes
+    /// again on its own).
+    pub fn without(&self, by: &str) -> SentLog {
+        let mut log = SentLog {
+            dropped: self.dropped,
+            ..SentLog::default()
+        };
+        for chunk in self.chunks().filter(|c| c.by != by) {
+            log.mark(chunk.by.clone());
+            for w in &chunk.writes {
+                log.push(w);
+            }
+        }
+        log
+    }
+
     /// Every write, oldest first.
     pub fn writes(&self) -> Vec<Vec<u8>> {
         self.chunks()
