@@ -361,6 +361,14 @@ impl Scenario {
     pub fn prior(&self) -> Option<&crate::transport::SentLog> {
         self.prior.as_ref()
     }
+
+    /// The era of the shared connection this check held, when it held one.
+    pub fn shared_era(&self) -> Option<Era> {
+        self.held.as_ref().map(|h| match h {
+            crate::pool::Held::Modern => Era::Modern,
+            crate::pool::Held::Session(_) => Era::Legacy,
+        })
+    }
     /// The run's instances of the server (POL-22).
     pub fn with_replicas(mut self, replicas: Option<Arc<crate::replicas::Replicas>>) -> Self {
         self.replicas = replicas;
@@ -485,6 +493,7 @@ impl Scenario {
     }
 
     pub async fn connect_as(&mut self, era: Era) -> Result<Peer, Outcome> {
+        let shared = era == Era::Modern && self.shares();
         self.conns += 1;
         self.rec.record(
             self.conns,
@@ -492,7 +501,6 @@ impl Scenario {
                 target: self.target.describe(),
             },
         );
-        let shared = era == Era::Modern && self.shares();
         let spawned = match &self.processes {
             Some(p) if shared => {
                 let got = match (&self.lease, p.pools()) {
@@ -516,6 +524,7 @@ impl Scenario {
                     warm: false,
                     slot: None,
                     prior: None,
+                    first_id: 1,
                 }),
         }
         .map_err(|e| Outcome::error(e.to_string()))?;
@@ -534,8 +543,11 @@ impl Scenario {
     fn shares(&self) -> bool {
         self.isolation == Isolation::Shared
             && self.leased.is_none()
-            && self.conns == 1
-            && self.processes.as_ref().is_some_and(|p| p.starts_processes())
+            && self.conns == 0
+            && self
+                .processes
+                .as_ref()
+                .is_some_and(|p| p.starts_processes())
     }
 
     /// Why the pool starts a fresh process for this check's connection (its process counts).
@@ -556,6 +568,7 @@ impl Scenario {
         )
         .spawned_at(spawned.at)
         .holding(spawned.slot)
+        .ids_from(spawned.first_id)
         .serving_legacy(self.facts.legacy_version());
         if spawned.warm {
             peer.assume_heard();
@@ -626,12 +639,10 @@ impl Scenario {
         if self.any_era() == Era::Modern {
             return self.connect().await;
         }
-        let version = self
-            .facts
-            .legacy_version()
-            .unwrap_or(crate::protocol::version::LATEST_LEGACY)
-            .to_owned();
-        let (peer, reply, _) = self.session(&version).await?;
+        // The newest legacy version asked for: the server answers with the one it negotiates
+        // (the probe's), and the session is the one the `legacy/*` checks share.
+        let version = crate::protocol::version::LATEST_LEGACY;
+        let (peer, reply, _) = self.session(version).await?;
         if reply.result().is_none() {
             return Err(Outcome::error(format!(
                 "the legacy handshake this check runs after (POL-28) failed: initialize at \

@@ -118,10 +118,7 @@ fn merge(
         }
         if let Some(p) = report.processes {
             match &mut processes {
-                Some(sum) => {
-                    sum.started += p.started;
-                    sum.unpooled = sum.unpooled.take().or(p.unpooled);
-                }
+                Some(sum) => sum.add(p),
                 None => processes = Some(p),
             }
         }

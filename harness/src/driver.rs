@@ -92,6 +92,8 @@ pub struct Peer {
     rec: Recorder,
     conn: u32,
     next_id: i64,
+    /// The id this peer's requests were numbered from.
+    first_id: i64,
     /// Lines received but not yet claimed by an expectation.
     backlog: VecDeque<Frame>,
     /// The first server→client requests seen, in order (at most
@@ -129,8 +131,8 @@ pub struct Peer {
     outstanding: Vec<String>,
     /// The server's place among the processes alive at once (POL-24), freed with the peer.
     slot: lease::Slot,
-    /// The connection can no longer be handed to another check (closed, input closed, raw
-    /// bytes or a failed write).
+    /// The connection can no longer be handed to another check (closed, input closed or a
+    /// failed write).
     broken: bool,
     /// Whether what arrives is the check's to judge: off while earlier traffic is replayed
     /// before it (POL-30), whose answers are recorded but never validated.
@@ -150,6 +152,7 @@ impl Drop for Peer {
             at: self.spawned,
             slot: self.slot.take(),
             outstanding: std::mem::take(&mut self.outstanding),
+            first_id: self.first_id,
             broken: self.broken || self.closed,
         };
         if let Ok(mut slot) = slot.lock() {
@@ -191,6 +194,7 @@ impl Peer {
             rec,
             conn,
             next_id: 1,
+            first_id: 1,
             backlog: VecDeque::new(),
             server_requests: Vec::new(),
             server_requests_seen: 0,
@@ -211,6 +215,14 @@ impl Peer {
             broken: false,
             judging: true,
         }
+    }
+
+    /// Numbers this peer's requests from `first` on: on a shared process whose earlier check
+    /// left requests unanswered, the next check's ids never repeat theirs.
+    pub fn ids_from(mut self, first: i64) -> Self {
+        self.next_id = first.max(1);
+        self.first_id = self.next_id;
+        self
     }
 
     /// The legacy revision the server serves (its probe's `initialize`): a legacy reply to a
@@ -269,9 +281,8 @@ impl Peer {
     /// Sends a frame; returns the id it carried (as JSON), if any. A failed write is recorded
     /// and shows up as a closed peer on the next expectation.
     pub async fn send(&mut self, out: Outgoing) -> Option<Value> {
-        if matches!(out.body, builder::Body::Raw(_)) {
-            self.broken = true;
-        }
+        // Malformed input does not break a shared connection (POL-21, revised): the liveness
+        // request after the check decides whether the process still serves.
         let (bytes, id) = out.render(self.next_id, self.era == Era::Modern);
         if matches!(id, Some(Value::Number(ref n)) if n.as_i64() == Some(self.next_id)) {
             self.next_id += 1;

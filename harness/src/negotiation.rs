@@ -109,43 +109,63 @@ pub async fn negotiate(
     };
     let because = match client.modern.first() {
         None => "the client speaks no modern version".to_owned(),
-        Some(first) => {
+        Some(_) => {
             let mut peer = open(Era::Modern)?;
-            let reply = peer.call(request(method::DISCOVER).version(first)).await;
-            match classify_discover(&reply) {
-                DiscoverAnswer::Result(result) => {
-                    let version = mutual(&result, client);
-                    return Ok(modern(result, version, Path::Discover));
-                }
-                DiscoverAnswer::Unsupported(supported) => {
-                    match client.modern.iter().find(|v| supported.contains(v)) {
-                        Some(v) => {
-                            let retry = peer.call(request(method::DISCOVER).version(v)).await;
-                            if let DiscoverAnswer::Result(result) = classify_discover(&retry) {
-                                let path = Path::RetriedAfter32022 {
-                                    first: first.clone(),
-                                };
-                                return Ok(modern(result, Some(v.clone()), path));
-                            }
-                            format!("the retry at {v} got {}", retry.describe())
-                        }
-                        None => format!("-32022 names no mutual modern version ({supported:?})"),
-                    }
-                }
-                DiscoverAnswer::Other => format!("server/discover got {}", reply.describe()),
+            match discover_step(&mut peer, client).await {
+                Ok(done) => return Ok(done),
+                Err(because) => because,
             }
         }
     };
     // POL-8: the legacy attempt starts from a fresh connection.
     let mut peer = open(Era::Legacy)?;
-    let reply = initialize(&mut peer, &client.legacy, "mcpspec").await;
+    Ok(fallback_step(&mut peer, client, because).await)
+}
+
+/// The modern half of negotiation on `peer`: `server/discover` at the client's first version,
+/// and a retry at a mutual version after -32022. `Err`: why the client falls back.
+pub async fn discover_step(peer: &mut Peer, client: &Client) -> Result<Negotiation, String> {
+    let Some(first) = client.modern.first() else {
+        return Err("the client speaks no modern version".into());
+    };
+    let reply = peer.call(request(method::DISCOVER).version(first)).await;
+    match classify_discover(&reply) {
+        DiscoverAnswer::Result(result) => {
+            let version = mutual(&result, client);
+            Ok(modern(result, version, Path::Discover))
+        }
+        DiscoverAnswer::Unsupported(supported) => {
+            match client.modern.iter().find(|v| supported.contains(v)) {
+                Some(v) => {
+                    let retry = peer.call(request(method::DISCOVER).version(v)).await;
+                    if let DiscoverAnswer::Result(result) = classify_discover(&retry) {
+                        let path = Path::RetriedAfter32022 {
+                            first: first.clone(),
+                        };
+                        return Ok(modern(result, Some(v.clone()), path));
+                    }
+                    Err(format!("the retry at {v} got {}", retry.describe()))
+                }
+                None => Err(format!(
+                    "-32022 names no mutual modern version ({supported:?})"
+                )),
+            }
+        }
+        DiscoverAnswer::Other => Err(format!("server/discover got {}", reply.describe())),
+    }
+}
+
+/// The legacy half on `peer`, a fresh connection: `initialize` at the client's legacy version,
+/// then `notifications/initialized`; `because` says why the client fell back.
+pub async fn fallback_step(peer: &mut Peer, client: &Client, because: String) -> Negotiation {
+    let reply = initialize(peer, &client.legacy, "mcpspec").await;
     match reply
         .result()
         .filter(|r| r.get("protocolVersion").is_some())
     {
         Some(result) => {
             peer.send(notification(method::INITIALIZED).bare()).await;
-            Ok(Negotiation {
+            Negotiation {
                 era: "legacy".into(),
                 version: result
                     .get("protocolVersion")
@@ -154,9 +174,9 @@ pub async fn negotiate(
                 path: Path::LegacyFallback { because },
                 discover: None,
                 initialize: Some(result.clone()),
-            })
+            }
         }
-        None => Ok(Negotiation {
+        None => Negotiation {
             era: "none".into(),
             version: None,
             path: Path::Unreachable {
@@ -164,7 +184,7 @@ pub async fn negotiate(
             },
             discover: None,
             initialize: None,
-        }),
+        },
     }
 }
 

@@ -79,6 +79,9 @@ pub struct Spawned {
     /// A pooled process: everything earlier checks wrote to it (POL-30), which the check's
     /// verdict may depend on.
     pub prior: Option<crate::transport::SentLog>,
+    /// The first request id the check may use: past every id an earlier check left
+    /// unanswered on this process.
+    pub first_id: i64,
 }
 
 /// What a shared check holds: a modern process, or a legacy session with its handshake.
@@ -97,6 +100,8 @@ struct Idle {
     held: Held,
     /// The check that last ran on it, for what it leaves behind.
     last_check: &'static str,
+    /// The first request id a check may use on it (past ids left unanswered).
+    first_id: i64,
 }
 
 /// What the pool must know of the server to keep processes: the request a liveness check sends
@@ -280,6 +285,7 @@ impl Processes {
                     at: spawned.at,
                     held: Held::Modern,
                     last_check: "the pool's first request",
+                    first_id: 1,
                 });
             }
         } else if let Ok(mut u) = self.unpooled.lock() {
@@ -321,6 +327,7 @@ impl Processes {
             warm: false,
             slot,
             prior: None,
+            first_id: 1,
         })
     }
 
@@ -420,7 +427,9 @@ impl Processes {
         };
         let (spawned, held) = self.reuse(idle, rec, conn, check).await;
         let Held::Session(handshake) = held else {
-            return Err(StartError::new("the pool mixed up a modern process and a session"));
+            return Err(StartError::new(
+                "the pool mixed up a modern process and a session",
+            ));
         };
         Ok((spawned, handshake))
     }
@@ -429,6 +438,7 @@ impl Processes {
     /// `--isolation fresh`): the check runs exactly as it runs on a shared one, liveness after
     /// it included, only on a process nothing was written to before.
     pub fn fresh_lease(&self, check: &str, reason: &str) -> Result<Spawned, StartError> {
+        self.fresh_demand.fetch_sub(1, Ordering::Relaxed);
         let mut spawned = self.spare_or_spawn()?;
         self.count(reason);
         spawned.transport.keep_sent(check);
@@ -443,6 +453,7 @@ impl Processes {
         version: &str,
         reason: &str,
     ) -> Result<(Spawned, Arc<Handshake>), StartError> {
+        self.fresh_demand.fetch_sub(1, Ordering::Relaxed);
         let spawned = self.spare_or_spawn()?;
         self.count(reason);
         let (mut spawned, handshake) = self.begin(spawned, version).await?;
@@ -476,7 +487,10 @@ impl Processes {
         conn: u32,
         check: &str,
     ) -> (Spawned, Held) {
-        let prior = idle.transport.sent().map(|log| log.without(SESSION_HANDSHAKE));
+        let prior = idle
+            .transport
+            .sent()
+            .map(|log| log.without(SESSION_HANDSHAKE));
         idle.transport.mark_sent(check);
         let mut leftovers = Vec::new();
         // Only what is already buffered: a few milliseconds per line, no waiting.
@@ -504,12 +518,15 @@ impl Processes {
                 },
             );
         }
+        // A free place if there is one; a waiting spare is not ended for it (the check's own
+        // permit already bounds the work).
         let spawned = Spawned {
             transport: idle.transport,
             at: idle.at,
             warm: true,
-            slot: self.place(),
+            slot: self.slots.clone().try_acquire_owned().ok(),
             prior: Some(prior.unwrap_or_default()),
+            first_id: idle.first_id,
         };
         (spawned, idle.held)
     }
@@ -554,6 +571,7 @@ impl Processes {
             warm: answered,
             slot,
             prior: None,
+            first_id: 1,
         })
     }
 
@@ -592,6 +610,7 @@ impl Processes {
             warm: true,
             slot,
             prior: None,
+            first_id: 1,
         };
         Ok((spawned, handshake))
     }
@@ -622,6 +641,7 @@ impl Processes {
             slot: _,
             mut outstanding,
             broken,
+            first_id: prior_first_id,
         } = back;
         if broken {
             return AfterCheck::Alive;
@@ -687,13 +707,38 @@ impl Processes {
             Held::Modern => true,
             Held::Session(h) => h.began(),
         };
-        if keep && poolable && verdict == AfterCheck::Alive && outstanding.is_empty() {
+        // Requests the check left unanswered: the liveness answer came after them, and the
+        // check waited its wait and its grace for them; a quiet period more for a straggler,
+        // then the process is kept, and the next check's ids start past theirs.
+        if keep && poolable && verdict == AfterCheck::Alive && !outstanding.is_empty() {
+            let quiet = Instant::now() + self.settings.quiet;
+            while let Incoming::Frame(f) = peer.next(quiet).await {
+                if let Some(id) = f.raw_id().filter(|_| f.is_reply()) {
+                    outstanding.retain(|o| *o != id_text(id));
+                }
+                drained(rec, conn, &f);
+            }
+        }
+        let first_id = outstanding
+            .iter()
+            .filter_map(|o| o.parse::<i64>().ok())
+            .max()
+            .map_or(1, |n| n.saturating_add(1));
+        // Ids the server cannot answer under (null, a boolean, a fraction: POL-5) leave nothing
+        // to wait for; a string id left open (a listen stream) keeps the process busy.
+        let in_step = outstanding.iter().all(|o| {
+            o.parse::<i64>().is_ok()
+                || serde_json::from_str::<Value>(o)
+                    .is_ok_and(|id| crate::wire::Id::from_json(&id).is_none())
+        });
+        if keep && poolable && verdict == AfterCheck::Alive && in_step {
             if let Some(transport) = peer.into_transport() {
                 self.keep_idle(Idle {
                     transport,
                     at,
                     held: held.clone(),
                     last_check: check,
+                    first_id: first_id.max(prior_first_id),
                 });
             }
         }

@@ -295,6 +295,43 @@ pub struct Processes {
     /// Non-pass verdicts of shared processes run again on a fresh one (POL-30).
     #[serde(default)]
     pub confirmations: usize,
+    /// The processes started, by why: `probe` (first contact and the era probes), `pool`
+    /// (shared modern processes), `legacy session`, `fresh: CLASS` (a fresh-class check, by
+    /// its class), `confirmation` (POL-30), `fresh mode` (`--isolation fresh`), `other`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_reason: BTreeMap<String, usize>,
+    /// Shared processes that stopped answering after a check, charged to it and replaced.
+    #[serde(default)]
+    pub replaced: usize,
+}
+
+impl Processes {
+    /// Adds another run's counts (a shard's, or the other transport's).
+    pub fn add(&mut self, other: Processes) {
+        self.started += other.started;
+        self.confirmations += other.confirmations;
+        self.replaced += other.replaced;
+        for (why, n) in other.by_reason {
+            *self.by_reason.entry(why).or_default() += n;
+        }
+        self.unpooled = self.unpooled.take().or(other.unpooled);
+    }
+
+    /// `3 probe, 2 pool, …` in a fixed order: what the run started, then the rest by name.
+    pub fn reasons(&self) -> String {
+        let first = ["probe", "pool", "legacy session"];
+        let mut parts: Vec<String> = first
+            .iter()
+            .filter_map(|r| self.by_reason.get(*r).map(|n| format!("{n} {r}")))
+            .collect();
+        parts.extend(
+            self.by_reason
+                .iter()
+                .filter(|(r, _)| !first.contains(&r.as_str()))
+                .map(|(r, n)| format!("{n} {r}")),
+        );
+        parts.join(", ")
+    }
 }
 
 impl RunReport {
@@ -471,10 +508,22 @@ impl RunReport {
             } else {
                 "servers"
             };
+            let reasons = p.reasons();
             let _ = writeln!(
                 out,
-                "{} {what} started (--isolation {})",
-                p.started, p.isolation
+                "{} {what} started (--isolation {}){}{}",
+                p.started,
+                p.isolation,
+                if reasons.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {reasons}")
+                },
+                match (p.confirmations, p.replaced) {
+                    (0, 0) => String::new(),
+                    (c, r) =>
+                        format!("; {c} verdict(s) confirmed on a fresh process, {r} replaced"),
+                }
             );
             if let Some(why) = &p.unpooled {
                 let _ = writeln!(out, "no process shared: {why}");

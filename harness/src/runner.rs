@@ -132,16 +132,28 @@ pub async fn run_observed(
     // they are all gone, not a moment before (POL-21: none outlives the run).
     started.wait_gone(Duration::from_secs(2)).await;
     let mut report = report?;
-    report.processes = Some(crate::report::Processes {
-        started: started.count(),
-        isolation: match mode {
-            crate::pool::Mode::Shared => "shared",
-            crate::pool::Mode::Fresh => "fresh",
-        }
-        .into(),
-        unpooled: report.processes.as_ref().and_then(|p| p.unpooled.clone()),
-        confirmations: report.processes.as_ref().map_or(0, |p| p.confirmations),
+    let mut processes = report.processes.take().unwrap_or(crate::report::Processes {
+        started: 0,
+        isolation: String::new(),
+        unpooled: None,
+        confirmations: 0,
+        by_reason: Default::default(),
+        replaced: 0,
     });
+    processes.started = started.count();
+    processes.isolation = match mode {
+        crate::pool::Mode::Shared => "shared",
+        crate::pool::Mode::Fresh => "fresh",
+    }
+    .into();
+    // What the pool and the probe did not start: instances, negotiation from scratch, ….
+    let counted: usize = processes.by_reason.values().sum();
+    if processes.started > counted {
+        processes
+            .by_reason
+            .insert("other".into(), processes.started - counted);
+    }
+    report.processes = Some(processes);
     Ok(report)
 }
 
@@ -170,6 +182,8 @@ async fn run_counted(
     let settings = Arc::new(options.settings.clone());
     crate::preflight::preflight(&target, settings.max_message).await?;
     let facts = probe(&target, &settings, options.jobs).await?;
+    // Every server started so far was the probe's (first contact, the era probes, instances).
+    let probe_started = counter.count();
     if let Some(what) = &facts.never_mcp {
         // Not a conformance question: nothing the checks could judge came back.
         let reason = what.clone();
@@ -302,6 +316,11 @@ async fn run_counted(
         results,
         started.elapsed(),
     );
+    let counts = processes.counts();
+    let mut by_reason = counts.by_reason;
+    if probe_started > 0 {
+        by_reason.insert("probe".into(), probe_started);
+    }
     report.processes = Some(crate::report::Processes {
         started: 0,
         isolation: String::new(),
@@ -311,6 +330,8 @@ async fn run_counted(
             .iter()
             .filter(|r| r.confirmed.is_some())
             .count(),
+        by_reason,
+        replaced: counts.replaced,
     });
     report.instances = replicas.as_ref().map(|r| r.count());
     // Every check has ended, so this is the last reference: the spawned instances are ended
@@ -360,6 +381,8 @@ struct Attempt {
     transcript: Vec<crate::transcript::Entry>,
     /// What earlier checks wrote to the shared process it ran on, when it ran on one.
     prior: Option<crate::transport::SentLog>,
+    /// The era of that shared connection (a modern process, or a legacy session).
+    shared_era: Option<crate::outcome::Era>,
 }
 
 async fn attempt(check: Check, run: &Run, lease: Lease) -> Attempt {
@@ -412,6 +435,7 @@ async fn attempt(check: Check, run: &Run, lease: Lease) -> Attempt {
         outcome
     };
     let prior = scenario.prior().cloned();
+    let shared_era = scenario.shared_era();
     // The scenario (and every server it started) is dropped here, before the next check runs.
     let transcript = scenario.transcript();
     // With several instances, the evidence names the instance of its entry (POL-22).
@@ -428,6 +452,7 @@ async fn attempt(check: Check, run: &Run, lease: Lease) -> Attempt {
         outcome,
         transcript,
         prior,
+        shared_era,
     }
 }
 

@@ -138,7 +138,8 @@ async fn a_version_pinned_on_first_use_gives_the_same_verdicts_and_prefixes_in_e
             Some(mcpspec::report::Confirmation::EarlierTraffic { messages: 1 })
         );
     }
-    // The checks dedicated to a connection's history fail on their own, with no prefix.
+    // The checks dedicated to a connection's history fail on their own, with no prefix: a
+    // fresh process gives the same verdict (they make the history themselves).
     for id in [
         "modern/version/used-connection-unsupported",
         "modern/version/used-connection-other-era",
@@ -146,10 +147,15 @@ async fn a_version_pinned_on_first_use_gives_the_same_verdicts_and_prefixes_in_e
         let r = first.results.iter().find(|r| r.id == id).unwrap();
         assert_eq!(r.outcome.kind, Kind::Fail, "{id}\n{all}");
         assert!(r.prefix.is_none(), "{id}");
+        assert_eq!(
+            r.confirmed,
+            Some(mcpspec::report::Confirmation::SameOnFresh),
+            "{id}"
+        );
     }
     assert_eq!(
         first.processes.as_ref().map(|p| p.confirmations),
-        Some(pinned.len()),
+        Some(pinned.len() + 2),
         "{all}"
     );
     // Four more shared runs, then one check at a time and four at a time: the same verdicts,

@@ -1,6 +1,9 @@
 //! `legacy/*`: the initialize-handshake revisions — the handshake itself (LEG-1, LEG-2), the
-//! lifecycle around it (LEG-3..7, LEG-14) and 2025-03-26 batches (RPC-10). Every check starts
-//! from a fresh connection with no modern envelope anywhere (POL-8).
+//! lifecycle around it (LEG-3..7, LEG-14) and 2025-03-26 batches (RPC-10). No modern envelope
+//! anywhere (POL-8). The checks that judge a session's handshake (its result, what came before
+//! `initialized`, what answered it) or need only a session share one legacy session per
+//! version (POL-21): the handshake is made once and written into each of their transcripts.
+//! Those whose handshake is unusual (an unknown version, requests before it) start their own.
 
 use std::collections::BTreeSet;
 
@@ -175,13 +178,11 @@ pub fn group() -> Vec<Check> {
     ]
 }
 
-/// A fresh legacy connection after a complete handshake at `v` (initialize, then
-/// `notifications/initialized`). Returns the peer and the InitializeResult.
+/// A legacy session at `v` (initialize, then `notifications/initialized`): shared for a
+/// shared-class check (POL-21). Returns the peer and the InitializeResult.
 pub(crate) async fn handshake(s: &mut Scenario, v: &str) -> Result<(Peer, Value), Outcome> {
-    let mut peer = s.connect_as(Era::Legacy).await?;
-    let reply = initialize(&mut peer, v, "mcpspec").await;
+    let (peer, reply, _) = s.session(v).await?;
     let result = reply.expect_result("initialize")?.clone();
-    peer.send(notification(method::INITIALIZED)).await;
     Ok((peer, result))
 }
 
@@ -190,8 +191,7 @@ fn offered(result: &Value) -> Option<&str> {
 }
 
 async fn result_shape(s: &mut Scenario) -> Verdict {
-    let mut peer = s.connect_as(Era::Legacy).await?;
-    let reply = initialize(&mut peer, version::LATEST_LEGACY, "mcpspec").await;
+    let (_peer, reply, _) = s.session(version::LATEST_LEGACY).await?;
     let result = reply.expect_result("initialize")?;
     let mut problems = Problems::new();
     if offered(result).is_none() {
@@ -214,12 +214,16 @@ async fn result_shape(s: &mut Scenario) -> Verdict {
 }
 
 async fn echoes_supported_version(s: &mut Scenario) -> Verdict {
-    let mut first = s.connect_as(Era::Legacy).await?;
-    let reply = initialize(&mut first, version::LATEST_LEGACY, "mcpspec").await;
+    let (first, reply, _) = s.session(version::LATEST_LEGACY).await?;
     let v = offered(reply.expect_result("initialize")?)
         .unwrap_or_default()
         .to_owned();
     drop(first);
+    if v == version::LATEST_LEGACY {
+        return Ok(Outcome::pass(format!(
+            "{v}, asked for, was echoed (the session's handshake)"
+        )));
+    }
     // The server offered `v`, so it supports `v`: asked for it, it must echo it.
     let mut second = s.connect_as(Era::Legacy).await?;
     let reply = initialize(&mut second, &v, "mcpspec").await;
@@ -276,13 +280,11 @@ async fn stray_frames(peer: &mut Peer) -> Vec<String> {
 }
 
 async fn initialized_not_answered(s: &mut Scenario) -> Verdict {
-    let (mut peer, _) = handshake(s, version::LATEST_LEGACY).await?;
-    // A ping round trip after `initialized` orders any reply to it before the ping's.
-    peer.call(request(method::PING))
-        .await
-        .expect_result("ping")?;
-    let extra = stray_frames(&mut peer).await;
-    Ok(match extra.first() {
+    let (_peer, reply, session) = s.session(version::LATEST_LEGACY).await?;
+    reply.expect_result("initialize")?;
+    // The session's handshake sent `initialized`, then a ping whose round trip orders any reply
+    // to it before the ping's.
+    Ok(match session.stray_replies.first() {
         None => Outcome::pass("notifications/initialized got no reply"),
         Some(f) => Outcome::fail(format!(
             "notifications/initialized got a reply: {}",
@@ -292,24 +294,10 @@ async fn initialized_not_answered(s: &mut Scenario) -> Verdict {
 }
 
 async fn no_requests_before_initialized(s: &mut Scenario) -> Verdict {
-    let mut peer = s.connect_as(Era::Legacy).await?;
-    initialize(&mut peer, version::LATEST_LEGACY, "mcpspec")
-        .await
-        .expect_result("initialize")?;
-    let _ = peer.expect_silence().await;
-    let early: Vec<String> = peer
-        .server_requests
-        .iter()
-        .filter_map(|f| {
-            f.parsed
-                .as_ref()
-                .ok()
-                .and_then(Message::method)
-                .map(str::to_owned)
-        })
-        .filter(|m| m != method::PING && m != "notifications/message")
-        .collect();
-    Ok(match early.first() {
+    let (_peer, reply, session) = s.session(version::LATEST_LEGACY).await?;
+    reply.expect_result("initialize")?;
+    // The session's handshake waited a quiet period after the result before `initialized`.
+    Ok(match session.early_requests.first() {
         None => Outcome::pass("no server→client request before notifications/initialized"),
         Some(m) => Outcome::non_strict(format!(
             "the server sent `{m}` before notifications/initialized (LEG-3)"

@@ -3,7 +3,7 @@
 //! that serves the legacy handshake is reached by the fallback.
 
 use super::prelude::*;
-use crate::negotiation::{Client, Path, negotiate};
+use crate::negotiation::{Client, Path, discover_step, fallback_step};
 
 pub fn group() -> Vec<Check> {
     vec![
@@ -12,7 +12,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["DISC-1", "STDIO-7", "VER-6"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh(Fresh::FirstMessage),
+            isolation: Isolation::Shared,
             needs: &[Need::Modern],
             description: "A dual-era client probes server/discover at 2026-07-28.",
             expectation: "it ends modern, through discover, without falling back to initialize",
@@ -24,7 +24,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["VER-1", "VER-3"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Fresh(Fresh::FirstMessage),
+            isolation: Isolation::Shared,
             needs: &[Need::Modern],
             description: "A client whose newest version is 2099-01-01 (then 2026-07-28) probes discover.",
             expectation: "-32022 names 2026-07-28, the client retries with it and ends modern",
@@ -36,7 +36,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["LEG-1", "STDIO-7", "VER-6"],
             level: Level::Must,
             era: Era::Legacy,
-            isolation: Isolation::Fresh(Fresh::FirstMessage),
+            isolation: Isolation::Shared,
             needs: &[Need::Legacy],
             description: "A client with no modern version in common with the server.",
             expectation: "discover does not succeed, the client falls back to initialize on a \
@@ -47,11 +47,18 @@ pub fn group() -> Vec<Check> {
     ]
 }
 
+/// Negotiation as a dual-era client does it: its modern half on the check's (shared)
+/// connection, since a stateless server answers `server/discover` alike on any process, and
+/// its fallback on a fresh connection (POL-8).
 async fn run(s: &mut Scenario, client: Client) -> Result<crate::negotiation::Negotiation, Outcome> {
-    let (target, settings, rec) = s.parts();
-    negotiate(&target, &settings, &client, &rec)
-        .await
-        .map_err(|e| Outcome::error(e.to_string()))
+    let mut peer = s.connect().await?;
+    let because = match discover_step(&mut peer, &client).await {
+        Ok(done) => return Ok(done),
+        Err(because) => because,
+    };
+    drop(peer);
+    let mut legacy = s.connect_as(Era::Legacy).await?;
+    Ok(fallback_step(&mut legacy, &client, because).await)
 }
 
 async fn modern_stays_modern(s: &mut Scenario) -> Verdict {

@@ -145,18 +145,14 @@ async fn discover(s: &mut Scenario) -> Verdict {
 }
 
 async fn initialize(s: &mut Scenario) -> Verdict {
-    let version = s
-        .facts()
-        .legacy_version()
-        .unwrap_or(version::LATEST_LEGACY)
-        .to_owned();
-    let mut peer = s.connect_as(Era::Legacy).await?;
-    let reply = crate::negotiation::initialize(&mut peer, &version, names::CLIENT).await;
+    // The handshake of the legacy session this check shares (POL-21): the newest legacy
+    // version asked for, which the server answers with the one it negotiates.
+    let (_peer, reply, _) = s.session(version::LATEST_LEGACY).await?;
     let result = reply.expect_result("`initialize`")?;
     let negotiated = result
         .get("protocolVersion")
         .and_then(Value::as_str)
-        .unwrap_or(&version)
+        .unwrap_or(version::LATEST_LEGACY)
         .to_owned();
     Ok(judged(
         s,

@@ -20,7 +20,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["STDIO-1", "RPC-1"],
             level: Level::Must,
             era: Era::Any,
-            isolation: Isolation::Fresh(Fresh::Startup),
+            isolation: Isolation::Shared,
             needs: &[Need::Stdio],
             description: "Each reply is one JSON-RPC message on one line.",
             expectation: "every line written is a complete JSON-RPC message",

@@ -14,6 +14,10 @@ pub struct ListArgs {
     /// Write the catalogue as JSON to FILE (`-` for stdout, in place of the table).
     #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
     json: Option<Option<Destination>>,
+    /// Show where each check runs (POL-21): `shared`, or `fresh: CLASS` with why the check
+    /// needs a process of its own.
+    #[arg(long)]
+    isolation: bool,
 }
 
 #[derive(Args, Debug)]
@@ -34,9 +38,14 @@ pub fn list(args: ListArgs) -> u8 {
         let rows: Vec<_> = checks
             .iter()
             .map(|c| {
+                let why = match c.isolation {
+                    mcpspec::check::Isolation::Fresh(why) => Some(why.reason()),
+                    mcpspec::check::Isolation::Shared => None,
+                };
                 serde_json::json!({
                     "id": c.id, "level": c.level, "era": c.era, "requirements": c.requirements,
                     "description": c.description, "expectation": c.expectation,
+                    "isolation": c.isolation.label(), "fresh_because": why,
                 })
             })
             .collect();
@@ -49,6 +58,22 @@ pub fn list(args: ListArgs) -> u8 {
         }
     }
     let width = checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    if args.isolation {
+        for c in &checks {
+            let why = match c.isolation {
+                mcpspec::check::Isolation::Fresh(why) => format!("  ({})", why.reason()),
+                mcpspec::check::Isolation::Shared => String::new(),
+            };
+            outln!("{:<width$}  {}{why}", c.id, c.isolation.label());
+        }
+        let fresh = checks.iter().filter(|c| !c.isolation.is_shared()).count();
+        outln!(
+            "\n{} checks: {} shared, {fresh} on a process of their own",
+            checks.len(),
+            checks.len() - fresh
+        );
+        return exit::OK;
+    }
     for c in &checks {
         outln!(
             "{:<width$}  {:<6}  {}",

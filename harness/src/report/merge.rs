@@ -188,9 +188,7 @@ fn same_run(
 fn add_processes(a: Option<Processes>, b: Option<Processes>) -> Option<Processes> {
     match (a, b) {
         (Some(mut a), Some(b)) => {
-            a.started += b.started;
-            a.confirmations += b.confirmations;
-            a.unpooled = a.unpooled.or(b.unpooled);
+            a.add(b);
             Some(a)
         }
         (a, b) => a.or(b),
@@ -261,6 +259,8 @@ mod tests {
                 isolation: "shared".into(),
                 unpooled: None,
                 confirmations: 0,
+                by_reason: Default::default(),
+                replaced: 0,
             }),
             negotiation_matrix: None,
             instances: None,

@@ -73,7 +73,8 @@ pub(super) async fn confirm(check: Check, run: &Run, shared: Attempt) -> Confirm
         .as_ref()
         .map(|p| p.chunks().map(|c| c.writes.clone()).collect());
     let history: Vec<Vec<Vec<u8>>> = history.unwrap_or_default();
-    if let Some(found) = reproduce(check, run, wanted, history).await {
+    let era = shared.shared_era.unwrap_or(crate::outcome::Era::Modern);
+    if let Some(found) = reproduce(check, run, wanted, era, history).await {
         let prefix = Prefix::from_writes(&found.writes);
         let messages = prefix.messages();
         let outcome = Outcome {
@@ -135,6 +136,7 @@ async fn reproduce(
     check: Check,
     run: &Run,
     wanted: Kind,
+    era: crate::outcome::Era,
     history: Vec<Vec<Vec<u8>>>,
 ) -> Option<Found> {
     let all: Vec<Vec<u8>> = history.iter().flatten().cloned().collect();
@@ -153,7 +155,7 @@ async fn reproduce(
     let deadline = Instant::now() + run.settings.scenario_timeout;
     // One standard request first, so that a verdict any served request brings about gets the
     // same prefix whatever ran before it on the shared process.
-    for standard in standard_requests(run) {
+    for standard in standard_requests(run, era) {
         if Instant::now() >= deadline {
             return Some(best);
         }
@@ -181,17 +183,29 @@ async fn reproduce(
     Some(best)
 }
 
-/// The standard requests a shrunk prefix may be: a `server/discover` and a request for a
-/// method the server serves, each in the full modern envelope, under a fixed id.
-fn standard_requests(run: &Run) -> Vec<Vec<u8>> {
-    let served = crate::catalogue::served_method(&run.facts);
-    let mut methods = vec![method::DISCOVER];
-    if served != method::DISCOVER {
+/// The standard requests a shrunk prefix may be, under a fixed id: on a modern process a
+/// `server/discover` and a request for a method the server serves, each in the full modern
+/// envelope; in a legacy session a `ping` and a served method.
+fn standard_requests(run: &Run, era: crate::outcome::Era) -> Vec<Vec<u8>> {
+    let modern = era == crate::outcome::Era::Modern;
+    let (first, served) = if modern {
+        (
+            method::DISCOVER,
+            crate::catalogue::served_method(&run.facts),
+        )
+    } else {
+        (
+            method::PING,
+            crate::catalogue::served_method_in(&run.facts, era),
+        )
+    };
+    let mut methods = vec![first];
+    if served != first {
         methods.push(served);
     }
     methods
         .into_iter()
-        .map(|m| request(m).id(json!("mcpspec-prefix-1")).render(1, true).0)
+        .map(|m| request(m).id(json!("mcpspec-prefix-1")).render(1, modern).0)
         .collect()
 }
 
