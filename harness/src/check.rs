@@ -283,6 +283,17 @@ pub enum Lease {
     Prefixed(Arc<Vec<Vec<u8>>>),
 }
 
+/// The first request id a check uses in a shared legacy session, from a stable hash of its id:
+/// a requestor must not reuse an id within a session, so the checks that share one number
+/// their requests apart, and a check's transcript does not depend on which checks ran before.
+fn session_ids(check: &str) -> i64 {
+    let hash = check.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    // A hundred ids per check, in one of 90 000 blocks from 1 000 000 on.
+    i64::try_from(10_000 + hash % 90_000).unwrap_or(10_000) * 100
+}
+
 /// Why a shared-class check's process is a fresh one, for the run's process counts.
 fn fresh_lease_reason(lease: &Lease, p: &crate::pool::Processes) -> &'static str {
     match lease {
@@ -524,7 +535,6 @@ impl Scenario {
                     warm: false,
                     slot: None,
                     prior: None,
-                    first_id: 1,
                 }),
         }
         .map_err(|e| Outcome::error(e.to_string()))?;
@@ -568,7 +578,6 @@ impl Scenario {
         )
         .spawned_at(spawned.at)
         .holding(spawned.slot)
-        .ids_from(spawned.first_id)
         .serving_legacy(self.facts.legacy_version());
         if spawned.warm {
             peer.assume_heard();
@@ -612,7 +621,11 @@ impl Scenario {
         self.leased = Some(self.conns);
         self.held = Some(crate::pool::Held::Session(handshake.clone()));
         self.prior = spawned.prior.clone();
-        let mut peer = self.peer(spawned, Era::Legacy);
+        // Request ids are unique within a legacy session (its handshake used the first ones):
+        // each sharing check numbers its requests from its own base.
+        let mut peer = self
+            .peer(spawned, Era::Legacy)
+            .ids_from(session_ids(self.check));
         let reply = peer.adopt_handshake(&handshake);
         if let Lease::Prefixed(writes) = &self.lease {
             peer.replay_prefix(writes).await;

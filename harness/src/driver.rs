@@ -92,8 +92,6 @@ pub struct Peer {
     rec: Recorder,
     conn: u32,
     next_id: i64,
-    /// The id this peer's requests were numbered from.
-    first_id: i64,
     /// Lines received but not yet claimed by an expectation.
     backlog: VecDeque<Frame>,
     /// The first server→client requests seen, in order (at most
@@ -152,7 +150,6 @@ impl Drop for Peer {
             at: self.spawned,
             slot: self.slot.take(),
             outstanding: std::mem::take(&mut self.outstanding),
-            first_id: self.first_id,
             broken: self.broken || self.closed,
         };
         if let Ok(mut slot) = slot.lock() {
@@ -194,7 +191,6 @@ impl Peer {
             rec,
             conn,
             next_id: 1,
-            first_id: 1,
             backlog: VecDeque::new(),
             server_requests: Vec::new(),
             server_requests_seen: 0,
@@ -217,11 +213,10 @@ impl Peer {
         }
     }
 
-    /// Numbers this peer's requests from `first` on: on a shared process whose earlier check
-    /// left requests unanswered, the next check's ids never repeat theirs.
+    /// Numbers this peer's requests from `first` on (a shared legacy session: ids are unique
+    /// within a session, whichever checks share it).
     pub fn ids_from(mut self, first: i64) -> Self {
         self.next_id = first.max(1);
-        self.first_id = self.next_id;
         self
     }
 

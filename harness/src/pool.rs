@@ -79,9 +79,6 @@ pub struct Spawned {
     /// A pooled process: everything earlier checks wrote to it (POL-30), which the check's
     /// verdict may depend on.
     pub prior: Option<crate::transport::SentLog>,
-    /// The first request id the check may use: past every id an earlier check left
-    /// unanswered on this process.
-    pub first_id: i64,
 }
 
 /// What a shared check holds: a modern process, or a legacy session with its handshake.
@@ -100,8 +97,6 @@ struct Idle {
     held: Held,
     /// The check that last ran on it, for what it leaves behind.
     last_check: &'static str,
-    /// The first request id a check may use on it (past ids left unanswered).
-    first_id: i64,
 }
 
 /// What the pool must know of the server to keep processes: the request a liveness check sends
@@ -285,7 +280,6 @@ impl Processes {
                     at: spawned.at,
                     held: Held::Modern,
                     last_check: "the pool's first request",
-                    first_id: 1,
                 });
             }
         } else if let Ok(mut u) = self.unpooled.lock() {
@@ -327,7 +321,6 @@ impl Processes {
             warm: false,
             slot,
             prior: None,
-            first_id: 1,
         })
     }
 
@@ -526,7 +519,6 @@ impl Processes {
             warm: true,
             slot: self.slots.clone().try_acquire_owned().ok(),
             prior: Some(prior.unwrap_or_default()),
-            first_id: idle.first_id,
         };
         (spawned, idle.held)
     }
@@ -571,7 +563,6 @@ impl Processes {
             warm: answered,
             slot,
             prior: None,
-            first_id: 1,
         })
     }
 
@@ -610,7 +601,6 @@ impl Processes {
             warm: true,
             slot,
             prior: None,
-            first_id: 1,
         };
         Ok((spawned, handshake))
     }
@@ -641,7 +631,6 @@ impl Processes {
             slot: _,
             mut outstanding,
             broken,
-            first_id: prior_first_id,
         } = back;
         if broken {
             return AfterCheck::Alive;
@@ -707,29 +696,12 @@ impl Processes {
             Held::Modern => true,
             Held::Session(h) => h.began(),
         };
-        // Requests the check left unanswered: the liveness answer came after them, and the
-        // check waited its wait and its grace for them; a quiet period more for a straggler,
-        // then the process is kept, and the next check's ids start past theirs.
-        if keep && poolable && verdict == AfterCheck::Alive && !outstanding.is_empty() {
-            let quiet = Instant::now() + self.settings.quiet;
-            while let Incoming::Frame(f) = peer.next(quiet).await {
-                if let Some(id) = f.raw_id().filter(|_| f.is_reply()) {
-                    outstanding.retain(|o| *o != id_text(id));
-                }
-                drained(rec, conn, &f);
-            }
-        }
-        let first_id = outstanding
-            .iter()
-            .filter_map(|o| o.parse::<i64>().ok())
-            .max()
-            .map_or(1, |n| n.saturating_add(1));
-        // Ids the server cannot answer under (null, a boolean, a fraction: POL-5) leave nothing
-        // to wait for; a string id left open (a listen stream) keeps the process busy.
+        // A request left unanswered under an id a later check may use again (an integer or a
+        // string) could still be answered during that check: the process is retired. Ids no
+        // reply can carry (null, a boolean, a fraction: POL-5) leave nothing to wait for.
         let in_step = outstanding.iter().all(|o| {
-            o.parse::<i64>().is_ok()
-                || serde_json::from_str::<Value>(o)
-                    .is_ok_and(|id| crate::wire::Id::from_json(&id).is_none())
+            serde_json::from_str::<Value>(o)
+                .is_ok_and(|id| crate::wire::Id::from_json(&id).is_none())
         });
         if keep && poolable && verdict == AfterCheck::Alive && in_step {
             if let Some(transport) = peer.into_transport() {
@@ -738,7 +710,6 @@ impl Processes {
                     at,
                     held: held.clone(),
                     last_check: check,
-                    first_id: first_id.max(prior_first_id),
                 });
             }
         }

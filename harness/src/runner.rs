@@ -387,7 +387,8 @@ struct Attempt {
 
 async fn attempt(check: Check, run: &Run, lease: Lease) -> Attempt {
     let cap = run.settings.scenario_timeout;
-    let keep = matches!(lease, Lease::Pool);
+    // Only a pooled process goes back to the pool (and is replaced if it stops).
+    let keep = matches!(lease, Lease::Pool) && run.processes.pools();
     let mut scenario = Scenario::new(
         run.target.clone(),
         run.settings.clone(),

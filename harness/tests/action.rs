@@ -762,8 +762,13 @@ fn normalised(mut report: serde_json::Value) -> serde_json::Value {
             r.shift_remove("transcript");
         }
     }
+    // Each shard starts its own probes and pool: the process counts add up differently.
     if let Some(p) = report.get_mut("processes") {
         p["started"] = 0.into();
+        p["replaced"] = 0.into();
+        if let Some(p) = p.as_object_mut() {
+            p.shift_remove("by_reason");
+        }
     }
     report
 }

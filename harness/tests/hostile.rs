@@ -769,13 +769,15 @@ fn a_reply_50_ms_after_the_deadline_is_late() {
 }
 
 /// A reply that never comes within the wait and its grace stays "no reply", and the wait it
-/// names includes the grace (1 s, then 1 s more).
+/// names includes the grace (1 s, then 1 s more). The bound: the probe and the pool's
+/// qualification each wait a new process's start-up allowance (10 s) for a request this
+/// server never answers, then the check (5 s cap) and the liveness request after it (2 s).
 #[test]
 fn a_reply_that_never_comes_is_no_reply() {
     let o = answered_by_id_against_late("late-never", "30");
     expect(&o)
         .code(1)
-        .within(Duration::from_secs(30))
+        .within(Duration::from_secs(40))
         .verdict_of(
             "stdio/concurrency/answered-by-id",
             &[
@@ -936,8 +938,10 @@ fn not_ready_names_the_window_and_the_measured_start_up() {
         .finish();
 }
 
-/// `--jobs N` bounds the target processes alive at once: each process counts the live
-/// processes of its census when it starts.
+/// `--jobs N` bounds the target processes at work at once (running a check or starting);
+/// pooled processes waiting between checks do no work and take no place, at most
+/// `mcpspec::pool::IDLE_MAX` of them: each process counts the live processes of its census
+/// when it starts.
 #[test]
 fn jobs_bounds_the_processes_alive_at_once() {
     for jobs in ["1", "2"] {
@@ -958,13 +962,13 @@ fn jobs_bounds_the_processes_alive_at_once() {
         let _ = std::fs::remove_dir_all(&census);
         let want: usize = jobs.parse().unwrap();
         assert!(
-            counts.len() > 10,
+            counts.len() > 4,
             "--jobs {jobs}: the census saw only {} process starts",
             counts.len()
         );
         let max = counts.iter().copied().max().unwrap_or(0);
         assert!(
-            max <= want,
+            max <= want + mcpspec::pool::IDLE_MAX,
             "--jobs {jobs}: {max} target processes were alive at once (counts {counts:?})"
         );
         expect(&o).code(0).says(&[" 0 fail"]).finish();

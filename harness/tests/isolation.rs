@@ -44,13 +44,16 @@ fn target(faults: &[&str], probe_profile: bool) -> Target {
 }
 
 /// `(check id, kind in shared, kind in fresh, messages)` for every check whose outcome kind
-/// differs between the two modes.
+/// differs between the two modes. A shared verdict that depends on earlier traffic on its
+/// process, and says so with the prefix that reproduces it (POL-30), is the one difference a
+/// fresh process cannot see by construction: it is not counted.
 fn differences(shared: &RunReport, fresh: &RunReport) -> Vec<(String, String)> {
     assert_eq!(shared.results.len(), fresh.results.len());
     shared
         .results
         .iter()
         .zip(&fresh.results)
+        .filter(|(a, b)| !expected_difference(a, b))
         .filter(|(a, b)| a.id != b.id || a.outcome.kind != b.outcome.kind)
         .map(|(a, b)| {
             (
@@ -62,6 +65,27 @@ fn differences(shared: &RunReport, fresh: &RunReport) -> Vec<(String, String)> {
             )
         })
         .collect()
+}
+
+/// The differences POL-30 and the harness's own limits make, which are not the pool's doing:
+/// a shared verdict that depends on earlier traffic and shows the prefix that reproduces it (a
+/// fresh process cannot see it by construction); a shared non-pass that did not recur on a
+/// fresh process (Info "did not recur": a late reply under load, as a rule); and a scenario
+/// that ran out of its cap (an Error, the harness could not judge).
+fn expected_difference(
+    shared: &mcpspec::report::CheckResult,
+    fresh: &mcpspec::report::CheckResult,
+) -> bool {
+    use mcpspec::report::Confirmation;
+    let capped = |r: &mcpspec::report::CheckResult| {
+        r.outcome.kind == mcpspec::Kind::Error
+            && r.outcome.message.starts_with("timed out: the scenario")
+    };
+    matches!(
+        shared.confirmed,
+        Some(Confirmation::EarlierTraffic { .. } | Confirmation::DidNotRecur { .. })
+    ) || capped(shared)
+        || capped(fresh)
 }
 
 async fn both(faults: Vec<&'static str>, probe_profile: bool) -> (RunReport, RunReport) {
@@ -113,8 +137,13 @@ async fn shared_and_fresh_agree_on_every_check_under_every_fault() {
                     .collect();
                 diff.retain(|(id, _)| again.iter().any(|(a, _)| a == id) && !unstable.contains(id));
             }
+            // Confirmations (POL-30) start fresh processes in shared mode only.
+            let confirming = shared
+                .processes
+                .as_ref()
+                .map_or(0, |p| p.by_reason.get("confirmation").copied().unwrap_or(0));
             let processes = (
-                shared.processes.as_ref().map(|p| p.started),
+                shared.processes.as_ref().map(|p| p.started - confirming),
                 fresh.processes.as_ref().map(|p| p.started),
             );
             (faults, probe, diff, processes)
@@ -132,7 +161,9 @@ async fn shared_and_fresh_agree_on_every_check_under_every_fault() {
         // but no more than that.
         let pooled = match (shared_started, fresh_started) {
             (Some(s), Some(f)) if faults.is_empty() => s < f,
-            (Some(s), Some(f)) => s <= f + 1,
+            // The qualification, a session per legacy version and an admission per process
+            // that enters the pool come on top when every shared process gets retired.
+            (Some(s), Some(f)) => s <= f + 6,
             _ => false,
         };
         if !pooled {
@@ -154,4 +185,68 @@ async fn shared_and_fresh_agree_on_every_check_under_every_fault() {
         problems.len(),
         problems.join("\n")
     );
+}
+
+/// Malformed input goes to shared processes (POL-21, revised), and the liveness request after a
+/// check decides whether its process serves the next one. Against a server that one malformed
+/// line wedges (it answers `server/discover` and nothing else) or kills
+/// (`fixtures/scripted/malformed_casualty.py`), every check ends with the same verdict in both
+/// modes: the check whose input did it is charged with it, in both (the same liveness request
+/// follows a shared-class check on a fresh process), and no later check pays for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_broken_by_malformed_input_gets_the_same_verdicts_in_both_modes() {
+    let script = support::repo_root().join("fixtures/scripted/malformed_casualty.py");
+    for how in ["--wedge", "--die"] {
+        let target = || {
+            Target::command("python3")
+                .arg(script.display().to_string())
+                .arg(how)
+        };
+        let mode = |m: Mode| {
+            let mut o = support::options();
+            o.isolation = m;
+            o
+        };
+        let checks = catalogue::all();
+        let shared = support::run(target(), &checks, mode(Mode::Shared)).await;
+        let fresh = support::run(target(), &checks, mode(Mode::Fresh)).await;
+        let diff = differences(&shared, &fresh);
+        assert!(
+            diff.is_empty(),
+            "{how}: verdicts differ between --isolation shared and fresh:\n{}",
+            diff.iter()
+                .map(|(id, what)| format!("{id}: {what}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        // The first check that sends a line that is not JSON is charged with what it did.
+        let charged = shared
+            .results
+            .iter()
+            .find(|r| r.id == "jsonrpc/parse-error/replies-32700")
+            .unwrap();
+        assert_eq!(
+            charged.outcome.kind,
+            mcpspec::Kind::Fail,
+            "{how}: {charged:?}"
+        );
+        assert!(
+            charged
+                .outcome
+                .message
+                .contains("stopped answering after this check"),
+            "{how}: {}",
+            charged.outcome.message
+        );
+        // Checks that send well-formed requests only pass: the broken process was replaced.
+        for id in ["modern/discover/answers", "tools/list/capability-matches"] {
+            let r = shared.results.iter().find(|r| r.id == id).unwrap();
+            assert_eq!(r.outcome.kind, mcpspec::Kind::Pass, "{how}: {id}: {r:?}");
+        }
+        assert!(
+            shared.processes.as_ref().unwrap().replaced > 0,
+            "{how}: {:?}",
+            shared.processes
+        );
+    }
 }

@@ -105,7 +105,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SCHEMA-3", "SCHEMA-1"],
             level: Level::Must,
             era: Era::Any,
-            isolation: Isolation::Shared,
+            isolation: Isolation::Fresh(Fresh::ProbeLog),
             needs: &[Need::AnyEra, Need::CallableTool],
             description: "The probe-profile tool `mcpspec_probe_log` (with `--probe-profile`) \
                           and every allowed tool (`--allow-tool`) that declares `outputSchema`, \

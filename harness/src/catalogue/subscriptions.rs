@@ -159,7 +159,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["SUB-9", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Shared,
+            isolation: Isolation::Fresh(Fresh::ProbeLog),
             needs: &[Need::Modern, Need::ProbeProfile],
             description: "A probe-profile `tools/call` (not a listen request).",
             expectation: "no `notifications/cancelled` from the server for it",

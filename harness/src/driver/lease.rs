@@ -23,8 +23,6 @@ pub struct Returned {
     pub outstanding: Vec<String>,
     /// The check broke the connection (it closed, a write failed): not reusable.
     pub broken: bool,
-    /// The first request id a later check may use on it: past every id this one sent.
-    pub first_id: i64,
 }
 
 /// The slot a leased peer puts its connection in when it is dropped.
