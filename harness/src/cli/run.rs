@@ -456,14 +456,16 @@ fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<u8, Stop> {
     })
 }
 
-/// Writes each result's transcript to `dir` as `<id with / as __>.yaml` and records the file in
-/// the result.
+/// Writes each result's transcript to `dir` as `<id with / as __>.yaml` (redacted, as every
+/// report) and records the file in the result.
 fn write_transcripts(dir: &Path, report: &mut RunReport) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for r in &mut report.results {
         let file = dir.join(format!("{}.yaml", r.id.replace('/', "__")));
         let yaml = mcpspec::yaml::to_string(&r.transcript_file()).map_err(std::io::Error::other)?;
-        std::fs::write(&file, yaml)?;
+        cli_values::Destination::File(file.clone())
+            .write(&yaml)
+            .map_err(std::io::Error::other)?;
         r.transcript_path = Some(file.display().to_string());
     }
     Ok(())
