@@ -311,13 +311,16 @@ impl client::Credentials for Credentials {
             if !invalid_token {
                 return false;
             }
-            let used = sent
+            let Some(used) = sent
                 .iter()
                 .find(|(n, _)| n == "Authorization")
-                .and_then(|(_, v)| v.strip_prefix("Bearer "));
+                .and_then(|(_, v)| v.strip_prefix("Bearer "))
+            else {
+                return false;
+            };
             let mut current = current.lock().await;
             // Another request already got a fresh token: try that one.
-            if current.as_deref() != used {
+            if current.as_deref() != Some(used) {
                 return true;
             }
             if refreshes.fetch_add(1, Ordering::Relaxed) >= MAX_REFRESHES {

@@ -329,9 +329,21 @@ pub async fn send(
         .await
         .map_err(HttpError::Credentials)?;
     let response = send_bytes(endpoint, &request.render(endpoint, &sent), deadline).await?;
-    if response.status != 401 {
+    // Only a refusal of what the credentials themselves sent (not of a header the request set
+    // in their place, a check's deliberately bad token) is a reason to refresh them.
+    let own: Vec<(String, String)> = sent
+        .into_iter()
+        .filter(|(n, _)| {
+            !request
+                .headers
+                .iter()
+                .any(|(m, _)| m.eq_ignore_ascii_case(n))
+        })
+        .collect();
+    if response.status != 401 || own.is_empty() {
         return Ok(response);
     }
+    let sent = own;
     let challenges: Vec<String> = response
         .headers
         .iter()
@@ -604,6 +616,90 @@ mod tests {
         assert_eq!(
             Endpoint::parse("http://[::1]:8080/mcp").unwrap().authority,
             "[::1]:8080"
+        );
+    }
+
+    /// Credentials that count how often a refusal was reported to them.
+    #[derive(Debug, Default)]
+    struct Counting(std::sync::atomic::AtomicUsize);
+
+    impl Credentials for Counting {
+        fn headers(&self) -> CredentialsFuture<'_, Result<Vec<(String, String)>, String>> {
+            Box::pin(async { Ok(vec![("Authorization".into(), "Bearer run-token".into())]) })
+        }
+        fn shown(&self) -> Vec<(String, String)> {
+            vec![("Authorization".into(), "Bearer ‹redacted›".into())]
+        }
+        fn rejected<'a>(
+            &'a self,
+            _sent: &'a [(String, String)],
+            _challenges: &'a [String],
+        ) -> CredentialsFuture<'a, bool> {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Box::pin(async { false })
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    }
+
+    #[tokio::test]
+    async fn credentials_go_with_requests_unless_anonymous_or_replaced() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (heads_tx, mut heads) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            loop {
+                let (mut s, _) = listener.accept().await.unwrap();
+                let mut buf = [0u8; 4096];
+                let n = s.read(&mut buf).await.unwrap();
+                heads_tx
+                    .send(String::from_utf8_lossy(&buf[..n]).into_owned())
+                    .unwrap();
+                let reply = "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer \
+                             error=\"invalid_token\"\r\nContent-Length: 0\r\n\r\n";
+                s.write_all(reply.as_bytes()).await.unwrap();
+            }
+        });
+        let counting = Arc::new(Counting::default());
+        let endpoint = Endpoint::parse(&format!("http://{addr}/mcp"))
+            .unwrap()
+            .with_credentials(Some(counting.clone()));
+        let deadline = Instant::now() + std::time::Duration::from_secs(2);
+        let run = Request::new("POST");
+        assert_eq!(send(&endpoint, &run, deadline).await.unwrap().status, 401);
+        assert!(
+            heads
+                .recv()
+                .await
+                .unwrap()
+                .contains("Authorization: Bearer run-token")
+        );
+        let own = Request::new("POST").header("Authorization", "Bearer mine");
+        send(&endpoint, &own, deadline).await.unwrap();
+        let head = heads.recv().await.unwrap();
+        assert!(
+            head.contains("Bearer mine") && !head.contains("run-token"),
+            "{head}"
+        );
+        send(&endpoint, &Request::new("POST").anonymous(), deadline)
+            .await
+            .unwrap();
+        assert!(!heads.recv().await.unwrap().contains("Authorization"));
+        // Only the refusal of the credentials' own token is reported to them.
+        assert_eq!(counting.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+        // A transcript shows the request with the value redacted.
+        let shown = String::from_utf8(run.to_bytes(&endpoint)).unwrap();
+        assert!(
+            shown.contains("Authorization: Bearer ‹redacted›"),
+            "{shown}"
+        );
+        // Another endpoint (a metadata URL on the same host) carries none.
+        assert!(
+            Endpoint::parse(&format!("http://{addr}/x"))
+                .unwrap()
+                .credentials
+                .is_none()
         );
     }
 
