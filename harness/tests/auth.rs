@@ -461,6 +461,17 @@ fn mcpspec_run_with_a_bearer_token_runs_the_catalogue_and_writes_the_token_nowhe
         assert!(!text.contains(&token) && !text.contains(header_secret));
     }
     assert!(stdout.contains("auth/token"), "{stdout}");
+    // Without a token the run says how to give one.
+    let tokenless = Command::new(assert_cmd::cargo::cargo_bin("mcpspec"))
+        .args(["run", "--url", &url, "--select", "auth/challenge/"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&tokenless.stderr);
+    assert!(
+        said.contains("the server answers 401 without a token"),
+        "{said}"
+    );
     // `--auth-issuer DIR`: the keys directory, minting here, as the issuer it recorded.
     let by_dir = Command::new(assert_cmd::cargo::cargo_bin("mcpspec"))
         .args(["run", "--url", &url, "--select", "auth/", "--auth-issuer"])
@@ -488,7 +499,18 @@ fn the_cargo_test_builder_takes_credentials() {
         .issuer
         .mint(&TokenSpec::right(&protected.url(), "mcp:read mcp:tools"))
         .unwrap();
-    let args = |id: &str| vec!["conformance".to_owned(), "--exact".into(), id.into()];
+    // The suites' own output goes to a log, not into this test's.
+    let scratch = support::Scratch::new("auth-cargo-test");
+    let log = scratch.join("suite.log").display().to_string();
+    let args = |id: &str| {
+        vec![
+            "conformance".to_owned(),
+            "--logfile".into(),
+            log.clone(),
+            "--exact".into(),
+            id.into(),
+        ]
+    };
     let served = mcpspec::testing::Suite::new(protected.bare())
         .bearer(token)
         .run_with_args(args("auth/token/served"));
@@ -499,7 +521,11 @@ fn the_cargo_test_builder_takes_credentials() {
     assert_eq!((issuer.num_passed, issuer.num_failed), (1, 0));
     let unset = mcpspec::testing::Suite::new(protected.bare())
         .bearer_env("MCPSPEC_SURELY_UNSET_TOKEN_VARIABLE")
-        .run_with_args(vec!["conformance".to_owned()]);
+        .run_with_args(vec![
+            "conformance".to_owned(),
+            "--logfile".into(),
+            log.clone(),
+        ]);
     assert_eq!((unset.num_passed, unset.num_failed), (0, 1));
     // Unknown key: a token the issuer never published is not served with the builder either.
     let unknown = protected
