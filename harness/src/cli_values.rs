@@ -87,6 +87,9 @@ pub fn format_seconds(d: Duration) -> String {
     format!("{whole}.{}", fraction.trim_end_matches('0'))
 }
 
+/// The chunk a streamed report is redacted in.
+const REDACTED_CHUNK: usize = 64 * 1024;
+
 /// Where a report flag sends its report: a file, or stdout for `-`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Destination {
@@ -120,8 +123,12 @@ impl Destination {
         match self {
             Destination::Stdout => {
                 let stdout = std::io::stdout();
-                let mut w =
-                    crate::auth::redact::Writer::new(std::io::BufWriter::new(stdout.lock()));
+                // Buffered before redaction: the secrets are looked for once per large chunk,
+                // not once per small write of a renderer.
+                let mut w = std::io::BufWriter::with_capacity(
+                    REDACTED_CHUNK,
+                    crate::auth::redact::Writer::new(stdout.lock()),
+                );
                 let written = render(&mut w)
                     .and_then(|()| w.write_all(b"\n"))
                     .and_then(|()| w.flush());
@@ -137,7 +144,10 @@ impl Destination {
             Destination::File(path) => {
                 let cannot = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
                 let file = std::fs::File::create(path).map_err(cannot)?;
-                let mut w = crate::auth::redact::Writer::new(std::io::BufWriter::new(file));
+                let mut w = std::io::BufWriter::with_capacity(
+                    REDACTED_CHUNK,
+                    crate::auth::redact::Writer::new(file),
+                );
                 render(&mut w).and_then(|()| w.flush()).map_err(cannot)
             }
         }
