@@ -16,6 +16,12 @@
 #   INPUT_WAIT_FOR       a URL polled until it answers any HTTP status (default: INPUT_URL when
 #                        INPUT_START is set)
 #   INPUT_WAIT_TIMEOUT   seconds to wait for it (default 60)
+#   INPUT_BEARER         a bearer token (a secret): masked, and given to mcpspec through the
+#                        environment (`--bearer-env`), never on its command line
+#   INPUT_BEARER_COMMAND a shell command printing a bearer token (`--bearer-command`)
+#   INPUT_HEADERS        headers for a protected server, ONE `Name: value` PER LINE (`--header`);
+#                        each value is masked, and shown redacted in the command line logged
+#   INPUT_AUTH_ISSUER    the built-in test issuer's URL or keys directory (`--auth-issuer`)
 #   INPUT_BASELINE       a baseline file of known failures
 #   INPUT_SELECT         ids/prefixes/requirement ids to select, whitespace- or comma-separated
 #   INPUT_SKIP           the same, to leave out
@@ -159,6 +165,23 @@ for p in ${skp//,/ }; do args+=(--skip "$p"); done
 [[ -n "${INPUT_BASELINE:-}" ]] && args+=(--baseline "$INPUT_BASELINE")
 [[ "${INPUT_STRICT:-false}" == "true" ]] && args+=(--strict)
 [[ -n "${INPUT_URL:-}" ]] && args+=(--url "$INPUT_URL")
+# Credentials: the runner's log never shows them (::add-mask::), and the token never appears on
+# a command line (other users of the machine can read those): mcpspec reads it from a variable.
+if [[ -n "${INPUT_BEARER:-}" ]]; then
+    echo "::add-mask::$INPUT_BEARER"
+    export MCPSPEC_ACTION_BEARER="$INPUT_BEARER"
+    args+=(--bearer-env MCPSPEC_ACTION_BEARER)
+fi
+[[ -n "${INPUT_BEARER_COMMAND:-}" ]] && args+=(--bearer-command "$INPUT_BEARER_COMMAND")
+headers=()
+lines_to_array headers "${INPUT_HEADERS:-}"
+for h in "${headers[@]}"; do
+    value="${h#*:}"
+    value="${value# }"
+    [[ -n "$value" ]] && echo "::add-mask::$value"
+    args+=(--header "$h")
+done
+[[ -n "${INPUT_AUTH_ISSUER:-}" ]] && args+=(--auth-issuer "$INPUT_AUTH_ISSUER")
 extra=() server_command=()
 lines_to_array extra "${INPUT_ARGS:-}"
 for a in "${extra[@]}"; do
@@ -170,7 +193,18 @@ args+=("${extra[@]}")
 lines_to_array server_command "${INPUT_COMMAND:-}"
 [[ ${#server_command[@]} -gt 0 ]] && args+=(-- "${server_command[@]}")
 
-printf '+ %q' "$bin" "${args[@]}" >&2
+# The command line as run, header values redacted.
+shown=() after_header=false
+for a in "${args[@]}"; do
+    if $after_header; then
+        shown+=("${a%%:*}: REDACTED")
+        after_header=false
+    else
+        shown+=("$a")
+        [[ "$a" == --header ]] && after_header=true
+    fi
+done
+printf '+ %q' "$bin" "${shown[@]}" >&2
 echo >&2
 "$bin" "${args[@]}"
 finish $?

@@ -3,6 +3,7 @@
 //! `Scenario`) lives in [`crate::check`]; the areas import what they need from `prelude` and share
 //! judgements through `support` (both below every area file, never importing one).
 
+mod auth;
 pub mod deadlock;
 mod http;
 mod http_support;
@@ -51,6 +52,7 @@ pub fn all() -> Vec<Check> {
         legacy_http::group(),
         schema::group(),
         stateless::group(),
+        auth::group(),
     ]
     .concat()
 }

@@ -87,6 +87,9 @@ pub fn format_seconds(d: Duration) -> String {
     format!("{whole}.{}", fraction.trim_end_matches('0'))
 }
 
+/// The chunk a streamed report is redacted in.
+const REDACTED_CHUNK: usize = 64 * 1024;
+
 /// Where a report flag sends its report: a file, or stdout for `-`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Destination {
@@ -110,7 +113,8 @@ impl Destination {
 
     /// Streams a report into the file, or onto stdout ending its line (quiet once stdout is
     /// closed): a large report (a JSON report carries every transcript) is never held whole in
-    /// memory as text.
+    /// memory as text. What is written is redacted ([`crate::auth::redact`]): this and
+    /// [`Destination::write`] are the one way reports and transcripts leave mcpspec.
     pub fn stream(
         &self,
         render: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
@@ -119,7 +123,12 @@ impl Destination {
         match self {
             Destination::Stdout => {
                 let stdout = std::io::stdout();
-                let mut w = std::io::BufWriter::new(stdout.lock());
+                // Buffered before redaction: the secrets are looked for once per large chunk,
+                // not once per small write of a renderer.
+                let mut w = std::io::BufWriter::with_capacity(
+                    REDACTED_CHUNK,
+                    crate::auth::redact::Writer::new(stdout.lock()),
+                );
                 let written = render(&mut w)
                     .and_then(|()| w.write_all(b"\n"))
                     .and_then(|()| w.flush());
@@ -135,21 +144,27 @@ impl Destination {
             Destination::File(path) => {
                 let cannot = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
                 let file = std::fs::File::create(path).map_err(cannot)?;
-                let mut w = std::io::BufWriter::new(file);
+                let mut w = std::io::BufWriter::with_capacity(
+                    REDACTED_CHUNK,
+                    crate::auth::redact::Writer::new(file),
+                );
                 render(&mut w).and_then(|()| w.flush()).map_err(cannot)
             }
         }
     }
 
-    /// Writes `text` to the file, or prints it on stdout (quiet once stdout is closed).
+    /// Writes `text` to the file, or prints it on stdout (quiet once stdout is closed);
+    /// redacted.
     pub fn write(&self, text: &str) -> Result<(), String> {
         match self {
             Destination::Stdout => {
                 crate::out!("{text}");
                 Ok(())
             }
-            Destination::File(path) => std::fs::write(path, text)
-                .map_err(|e| format!("cannot write {}: {e}", path.display())),
+            Destination::File(path) => {
+                std::fs::write(path, crate::auth::redact::text(text).as_bytes())
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))
+            }
         }
     }
 }

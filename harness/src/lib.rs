@@ -28,6 +28,7 @@
 //! The harness shares no code with the reference server it is tested against (only the
 //! embedding entry point), so a bug in one cannot hide the same bug in the other.
 
+pub mod auth;
 pub mod baseline;
 pub mod catalogue;
 pub mod check;

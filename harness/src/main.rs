@@ -57,6 +57,8 @@ enum Command {
     /// Render a JSON report of `mcpspec run --json` again (`--html`, `--junit`, …), or merge
     /// the reports of a run's shards (`--merge`).
     Report(cli::report::ReportArgs),
+    /// Protected servers: `mcpspec auth issuer` serves the built-in test issuer.
+    Auth(mcpspec::auth::cli::AuthCommand),
 }
 
 fn main() -> ExitCode {
@@ -74,6 +76,7 @@ fn main() -> ExitCode {
         Command::Explain { id } => ExitCode::from(cli::explain::explain(&id)),
         Command::Baseline(args) => ExitCode::from(cli::explain::baseline(*args)),
         Command::Report(args) => ExitCode::from(cli::report::run(args)),
+        Command::Auth(args) => ExitCode::from(mcpspec::auth::cli::main(args)),
         Command::Coverage(args) => ExitCode::from(cli::listing::coverage(args)),
         Command::Completions { shell } => {
             let mut out = Vec::new();

@@ -8,6 +8,9 @@
 //! full disk, say) is said once on stderr. [`errln!`](crate::errln) / [`err!`](crate::err)
 //! write stderr and ignore failures: there is nowhere left to report them.
 //!
+//! Every line is redacted on its way out ([`crate::auth::redact`]): a credential never reaches
+//! the console or a log.
+//!
 //! Colour is decided here too, once per stream: `--color always|never` wins, and `auto` (the
 //! default) colours a stream only when it is a terminal and `NO_COLOR` is unset or empty
 //! (no-color.org).
@@ -83,8 +86,10 @@ pub fn stdout(args: fmt::Arguments<'_>) {
     if STDOUT_CLOSED.load(Ordering::Relaxed) {
         return;
     }
+    let text = args.to_string();
+    let text = crate::auth::redact::text(&text);
     let mut out = std::io::stdout().lock();
-    if let Err(e) = out.write_fmt(args).and_then(|()| out.flush()) {
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         STDOUT_CLOSED.store(true, Ordering::Relaxed);
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             stderr(format_args!(
@@ -101,7 +106,10 @@ pub fn stdout_closed() -> bool {
 
 /// Writes to stderr, ignoring failures.
 pub fn stderr(args: fmt::Arguments<'_>) {
-    let _ = std::io::stderr().lock().write_fmt(args);
+    let text = args.to_string();
+    let _ = std::io::stderr()
+        .lock()
+        .write_all(crate::auth::redact::text(&text).as_bytes());
 }
 
 /// `print!` to stdout, quiet once stdout is closed.

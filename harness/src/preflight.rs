@@ -126,6 +126,10 @@ async fn url(endpoint: &client::Endpoint) -> Result<Contact, StartError> {
             "{} cannot be reached: {e}",
             endpoint.url()
         ))),
+        Err(e @ HttpError::Credentials(_)) => Err(StartError::new(format!(
+            "{} cannot be tested: {e}",
+            endpoint.url()
+        ))),
         Err(e) => Err(StartError::new(format!(
             "{} is not an HTTP server: {e}",
             endpoint.url()

@@ -77,9 +77,14 @@ impl Replicas {
                 spawned: Vec::new(),
             }),
             ReplicaSpec::Urls(urls) => Ok(Replicas {
+                // Each instance carries the run's credentials (instances of one deployment).
                 instances: urls
                     .iter()
-                    .map(|u| Target::url(u).map_err(StartError::new))
+                    .map(|u| {
+                        Target::url(u)
+                            .map(|t| t.with_credentials(target.credentials()))
+                            .map_err(StartError::new)
+                    })
                     .collect::<Result<_, _>>()?,
                 kind: Kind::Given,
                 spawned: Vec::new(),

@@ -177,6 +177,26 @@ impl Target {
         crate::transport::http::client::Endpoint::parse(url).map(Target::Url)
     }
 
+    /// The same target, every request to it carrying `credentials` (an HTTP target; others
+    /// are left as they are: a stdio server takes credentials from its environment).
+    pub fn with_credentials(
+        self,
+        credentials: Option<Arc<dyn crate::transport::http::client::Credentials>>,
+    ) -> Self {
+        match self {
+            Target::Url(endpoint) => Target::Url(endpoint.with_credentials(credentials)),
+            other => other,
+        }
+    }
+
+    /// The credentials its requests carry, when it is an HTTP target that has some.
+    pub fn credentials(&self) -> Option<Arc<dyn crate::transport::http::client::Credentials>> {
+        match self {
+            Target::Url(endpoint) => endpoint.credentials.clone(),
+            _ => None,
+        }
+    }
+
     /// Whether the target speaks stdio (a process or the embedded server).
     pub fn is_stdio(&self) -> bool {
         !matches!(self, Target::Url(_))
@@ -262,6 +282,9 @@ pub struct TargetArgs {
     /// server).
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+    /// Credentials for an HTTP target (`--header`, `--bearer*`, `--auth-issuer`).
+    #[command(flatten)]
+    pub auth: crate::auth::AuthArgs,
 }
 
 impl TargetArgs {
@@ -275,10 +298,34 @@ impl TargetArgs {
                         "--fault and --eras apply to the embedded reference server only".into(),
                     );
                 }
-                Ok((Target::url(first)?, self.url.clone()))
+                Ok((self.authorize(Target::url(first)?)?, self.url.clone()))
             }
             _ => Ok((self.target(probe_profile)?, Vec::new())),
         }
+    }
+
+    /// No target flags, only these credentials (the `cargo test` builder's).
+    pub fn default_with_auth(auth: crate::auth::AuthArgs) -> Self {
+        TargetArgs {
+            auth,
+            ..TargetArgs::default()
+        }
+    }
+
+    /// `target` with the credentials the flags give: only an HTTP target takes them.
+    pub fn authorize(&self, target: Target) -> Result<Target, String> {
+        if self.auth.is_empty() {
+            return Ok(target);
+        }
+        let Target::Url(endpoint) = &target else {
+            return Err(
+                "--header, --bearer, --bearer-env, --bearer-command and --auth-issuer apply to \
+                 HTTP targets (--url): a stdio server takes its credentials from its environment"
+                    .into(),
+            );
+        };
+        let credentials = self.auth.credentials(&endpoint.url())?;
+        Ok(target.with_credentials(credentials.map(crate::auth::Credentials::into_shared)))
     }
 
     /// The target these arguments name; `probe_profile` switches the embedded server's probe
@@ -294,7 +341,7 @@ impl TargetArgs {
                     "--fault and --eras apply to the embedded reference server only".into(),
                 );
             }
-            return Target::url(url);
+            return self.authorize(Target::url(url)?);
         }
         if let Some((program, rest)) = self.command.split_first() {
             if embedded_only {
@@ -302,7 +349,7 @@ impl TargetArgs {
                     "--fault and --eras apply to the embedded reference server only".into(),
                 );
             }
-            return Ok(Target::command(program.clone()).args(rest.iter().cloned()));
+            return self.authorize(Target::command(program.clone()).args(rest.iter().cloned()));
         }
         let mut config = reference::Config {
             probe_profile,
@@ -322,6 +369,6 @@ impl TargetArgs {
                 ));
             }
         };
-        Ok(Target::Embedded(config))
+        self.authorize(Target::Embedded(config))
     }
 }

@@ -51,6 +51,19 @@
 //!
 //! Every test starts its own server (the runner's discover probe, then the check), as
 //! `mcpspec run` does for each check.
+//!
+//! A protected HTTP server gets the credentials `mcpspec run` takes as flags:
+//!
+//! ```no_run
+//! # use mcpspec::Target;
+//! # fn main() -> Result<(), String> {
+//! mcpspec::testing::Suite::new(Target::url("http://127.0.0.1:8000/mcp")?)
+//!     .bearer_env("MCP_TOKEN") // or .bearer(..), .bearer_command(..), .header(..)
+//!     .auth_issuer("http://127.0.0.1:9000") // the `auth/*` checks' tokens
+//!     .main();
+//! # Ok(())
+//! # }
+//! ```
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -91,6 +104,7 @@ pub struct Suite {
     target: Target,
     options: RunOptions,
     baseline: Option<PathBuf>,
+    auth: crate::auth::AuthArgs,
 }
 
 impl Suite {
@@ -99,7 +113,39 @@ impl Suite {
             target,
             options: RunOptions::default(),
             baseline: None,
+            auth: crate::auth::AuthArgs::default(),
         }
+    }
+
+    /// `--header 'NAME: VALUE'`: sent with every request to an HTTP target. Repeatable.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.auth.header.push(format!("{name}: {value}"));
+        self
+    }
+
+    /// `--bearer TOKEN`: `Authorization: Bearer TOKEN` on every request to an HTTP target.
+    pub fn bearer(mut self, token: impl Into<String>) -> Self {
+        self.auth.bearer = Some(token.into());
+        self
+    }
+
+    /// `--bearer-env VAR`: the token is the value of an environment variable.
+    pub fn bearer_env(mut self, var: impl Into<String>) -> Self {
+        self.auth.bearer_env = Some(var.into());
+        self
+    }
+
+    /// `--bearer-command CMD`: the token is what a shell command prints (run again after a 401
+    /// `invalid_token`).
+    pub fn bearer_command(mut self, command: impl Into<String>) -> Self {
+        self.auth.bearer_command = Some(command.into());
+        self
+    }
+
+    /// `--auth-issuer URL|DIR`: the built-in test issuer, for the `auth/*` checks' tokens.
+    pub fn auth_issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.auth.auth_issuer = Some(issuer.into());
+        self
     }
 
     /// How to run (see [`RunOptions::builder`]).
@@ -124,6 +170,18 @@ impl Suite {
     pub fn run_with_args(self, args: impl IntoIterator<Item = String>) -> Conclusion {
         let (rest, filters) = split_filters(args);
         let mut arguments = Arguments::from_iter(rest);
+        // Nothing runs with credentials that cannot be had: one failing test says why.
+        let target = match crate::target::TargetArgs::default_with_auth(self.auth.clone())
+            .authorize(self.target.clone())
+        {
+            Ok(target) => target,
+            Err(e) => {
+                let trial = Trial::test("mcpspec/credentials", move || Err(e.into()));
+                arguments.skip.clear();
+                arguments.ignored = false;
+                return libtest_mimic::run(&arguments, vec![trial]);
+            }
+        };
         let baseline = match &self.baseline {
             None => None,
             Some(path) => match Baseline::load(path) {
@@ -137,12 +195,7 @@ impl Suite {
                 }
             },
         };
-        let trials = trials_judged(
-            &crate::catalogue::all(),
-            self.target,
-            self.options,
-            baseline,
-        );
+        let trials = trials_judged(&crate::catalogue::all(), target, self.options, baseline);
         apply_filters(&mut arguments, &filters, &trials);
         libtest_mimic::run(&arguments, trials)
     }
@@ -269,8 +322,21 @@ fn stale(check: &Check, report: &crate::RunReport, baseline: Option<&Baseline>) 
     )
 }
 
-/// A check result as a libtest outcome.
+/// A check result as a libtest outcome, its texts redacted ([`crate::auth::redact`]).
 fn verdict(check: &Check, r: &CheckResult) -> Result<Completion, Failed> {
+    let redact = |text: String| crate::auth::redact::text(&text).into_owned();
+    match verdict_texts(check, r) {
+        Ok(Completion::Ignored { reason }) => Ok(Completion::Ignored {
+            reason: reason.map(redact),
+        }),
+        Ok(done) => Ok(done),
+        Err(failed) => Err(Failed::from(redact(
+            failed.message().unwrap_or_default().to_owned(),
+        ))),
+    }
+}
+
+fn verdict_texts(check: &Check, r: &CheckResult) -> Result<Completion, Failed> {
     if let Some(reason) = &r.baseline_reason {
         return Ok(Completion::ignored_with(format!(
             "expected failure (baseline): {reason} — {}: {}",
@@ -281,7 +347,7 @@ fn verdict(check: &Check, r: &CheckResult) -> Result<Completion, Failed> {
     match r.outcome.kind {
         Kind::Pass | Kind::Info => Ok(Completion::Completed),
         Kind::NonStrict => {
-            eprintln!(
+            crate::errln!(
                 "{}: NON-STRICT (passes): {}\n{}",
                 r.id,
                 r.outcome.full_message(),

@@ -925,3 +925,69 @@ fn merge_carries_each_result_over_verbatim() {
         .unwrap();
     assert_eq!(result["transcript"][0]["note"], "kept");
 }
+
+#[test]
+fn a_protected_server_gets_its_token_through_the_environment_and_no_file_holds_it() {
+    use mcpspec::auth::issuer::TokenSpec;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let protected = runtime.block_on(support::protected_reference(
+        mcp_reference_server::Config::default(),
+    ));
+    let token = protected
+        .issuer
+        .issuer
+        .mint(&TokenSpec::right(&protected.url(), "mcp:read mcp:tools"))
+        .unwrap();
+    let header_secret = "tenant-secret-77";
+    let runner = Runner::new("auth");
+    let out = runner.run(&[
+        ("INPUT_URL", &protected.url()),
+        ("INPUT_BEARER", &token),
+        ("INPUT_HEADERS", &format!("X-Tenant: {header_secret}\n")),
+        (
+            "INPUT_SELECT",
+            "auth/token/served, modern/discover/result-shape",
+        ),
+    ]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // The runner learns both secrets (and masks them in the log) from these lines only.
+    assert!(stdout.contains(&format!("::add-mask::{token}")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("::add-mask::{header_secret}")),
+        "{stdout}"
+    );
+    let rest: String = stdout
+        .lines()
+        .filter(|l| !l.starts_with("::add-mask::"))
+        .collect();
+    assert!(
+        stderr.contains("--bearer-env") && stderr.contains("MCPSPEC_ACTION_BEARER"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(r"X-Tenant:\ REDACTED"), "{stderr}");
+    let outputs = runner.outputs();
+    let dir = PathBuf::from(output(&outputs, "dir").unwrap());
+    let mut texts = vec![rest, stderr, runner.summary()];
+    let mut stack = vec![dir];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(d).unwrap().flatten() {
+            if entry.path().is_dir() {
+                stack.push(entry.path());
+            } else {
+                texts.push(text(&std::fs::read(entry.path()).unwrap()));
+            }
+        }
+    }
+    assert!(texts.len() > 4, "the reports were written");
+    for t in &texts {
+        assert!(!t.contains(&token) && !t.contains(header_secret), "{t}");
+    }
+    let report = std::fs::read_to_string(output(&outputs, "json").unwrap()).unwrap();
+    assert!(report.contains(r#""id":"auth/token/served""#) || report.contains("auth/token/served"));
+    drop(protected);
+}

@@ -183,8 +183,8 @@ fn the_default_run_covers_stdio_and_http_with_the_probe_profile() {
             r["id"]
         );
         // The HTTP checks ran over HTTP, every other check over stdio.
-        let over_http = r["id"].as_str().unwrap().starts_with("http/")
-            || r["id"].as_str().unwrap().starts_with("legacy/http/");
+        let over_http = mcpspec::catalogue::by_id(r["id"].as_str().unwrap())
+            .is_some_and(|c| c.needs.contains(&mcpspec::Need::Http));
         assert_eq!(
             r["transport"],
             if over_http { "http" } else { "stdio" },

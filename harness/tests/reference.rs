@@ -37,6 +37,11 @@ async fn passes_with(
         (mcpspec::Target::Embedded(config), None)
     };
     let report = support::run(target, &catalogue::all(), options).await;
+    passed_in(&label, &report)
+}
+
+/// The ids that passed in `report`; panics on anything but Pass or a Skipped with a reason.
+fn passed_in(label: &str, report: &mcpspec::RunReport) -> BTreeSet<String> {
     let mut passed = BTreeSet::new();
     for r in &report.results {
         match r.outcome.kind {
@@ -79,6 +84,16 @@ async fn every_check_passes_somewhere_and_is_skipped_elsewhere() {
     };
     let three = Some(mcpspec::replicas::ReplicaSpec::Copies(3));
     passed.extend(passes_with(config, false, three).await);
+    // In authorization mode, with the test issuer's tokens: the auth/* checks run (AUTH-1..9),
+    // and the rest of the catalogue is served as on the open server.
+    let protected = support::protected_reference(Default::default()).await;
+    let report = support::run(
+        protected.target.clone(),
+        &catalogue::all(),
+        support::options(),
+    )
+    .await;
+    passed.extend(passed_in("authorization mode over http", &report));
     let never: Vec<_> = catalogue::all()
         .iter()
         .map(|c| c.id)

@@ -129,6 +129,8 @@ pub struct HttpOptions {
     /// List the `route` tool, whose arguments carry `x-mcp-header` annotations (HTTP-11). Off
     /// by default so that the tool list stays as it was.
     pub header_tool: bool,
+    /// Authorization mode (`--auth-issuer`): every request needs a bearer token.
+    pub auth: Option<AuthOptions>,
 }
 
 impl Default for HttpOptions {
@@ -139,6 +141,19 @@ impl Default for HttpOptions {
             max_body: DEFAULT_MAX_BODY,
             sse: false,
             header_tool: false,
+            auth: None,
         }
     }
+}
+
+/// Authorization mode (AUTH-1..9): the server is an OAuth protected resource whose tokens come
+/// from one issuer (part of [`HttpOptions`]; read by `crate::transport::http`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthOptions {
+    /// The issuer's URL (`http://127.0.0.1:9000`): the `iss` tokens must carry, and where its
+    /// metadata names the JWKS the server trusts.
+    pub issuer: String,
+    /// The server's canonical URL: the `resource` of its metadata and the `aud` tokens must
+    /// carry. `None`: `http://ADDR/mcp` of the address it is bound to.
+    pub resource: Option<String>,
 }

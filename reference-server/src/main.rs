@@ -1,6 +1,7 @@
 //! `mcp-reference-server [--fault NAME]... [--eras modern|legacy|both] [--probe-profile]
 //! [--list-faults] [--http ADDR [--allow-origin O]... [--allow-host H]... [--max-body N]
-//! [--sse] [--header-tool]] [--sealing-key N]`: serves MCP over stdio, or streamable HTTP at
+//! [--sse] [--header-tool] [--auth-issuer URL [--auth-resource URL]]] [--sealing-key N]`:
+//! serves MCP over stdio, or streamable HTTP at
 //! `http://ADDR/mcp` with `--http` (the bound address goes to stderr as
 //! `listening on http://ADDR/mcp`; port 0 picks a free port). Nothing but MCP messages on stdout; logs on stderr
 //! (`RUST_LOG`, default `warn`). Bad arguments: one line on stderr, exit 2. A crash fault:
@@ -47,6 +48,14 @@ struct Cli {
     /// List the `route` tool, whose arguments carry `x-mcp-header` annotations.
     #[arg(long)]
     header_tool: bool,
+    /// HTTP: authorization mode. Every request needs a bearer JWT from the issuer at URL (whose
+    /// metadata names the JWKS trusted), with `aud` the server's URL and the scope it needs
+    /// (`mcp:read`; `mcp:tools` for tools/call).
+    #[arg(long, value_name = "URL", requires = "http")]
+    auth_issuer: Option<String>,
+    /// HTTP, with --auth-issuer: the server's canonical URL (default http://ADDR/mcp).
+    #[arg(long, value_name = "URL", requires = "auth_issuer")]
+    auth_resource: Option<String>,
     /// The key `requestState` is sealed with: instances given the same key accept each other's
     /// states (SCALE-1).
     #[arg(long, value_name = "N", default_value_t = mcp_reference_server::config::DEFAULT_SEALING_KEY)]
@@ -96,6 +105,12 @@ fn main() -> ExitCode {
             max_body: cli.max_body,
             sse: cli.sse,
             header_tool: cli.header_tool,
+            auth: cli
+                .auth_issuer
+                .map(|issuer| mcp_reference_server::config::AuthOptions {
+                    issuer,
+                    resource: cli.auth_resource,
+                }),
         },
         sealing_key: cli.sealing_key,
         ..Config::default()

@@ -182,7 +182,27 @@ async fn demonstrate(fault: Fault) {
         | Fault::ServerInfoNoVersion
         | Fault::ErrorWithoutMessage
         | Fault::StructuredOutputMismatch => demonstrate_schema(fault).await,
+        Fault::AuthNoChallenge
+        | Fault::AuthChallengeNoResourceMetadata
+        | Fault::AuthChallengeNoScope
+        | Fault::AuthMetadataMissing
+        | Fault::AuthResourceMismatch
+        | Fault::AuthBadAuthorizationServer
+        | Fault::AuthSignatureUnchecked
+        | Fault::AuthExpiredAccepted
+        | Fault::AuthIssuerUnchecked
+        | Fault::AuthSchemeOptional
+        | Fault::AuthWrongAudienceAccepted
+        | Fault::AuthQueryTokenAccepted
+        | Fault::AuthInsufficientScope401
+        | Fault::AuthOfflineAccess
+        | Fault::AuthRejectsValidToken => demonstrate_auth(fault).await,
     }
+}
+
+/// Authorization mode: a test issuer and real sockets, so on a real clock (`support::auth`).
+async fn demonstrate_auth(fault: Fault) {
+    on_real_clock(support::auth::demonstrate(fault));
 }
 
 /// Message shape against the official schema (SCHEMA-1..3).

@@ -133,15 +133,36 @@ pub fn run(args: RunArgs) -> u8 {
     plan(args)
         .and_then(|plan| {
             let with_matrix = plan.outputs.files.html.is_some();
+            let tokenless =
+                matches!(plan.target, Target::Url(_)) && plan.target.credentials().is_none();
             let report = execute(
                 plan.target,
                 &plan.checks,
                 plan.options,
                 (plan.both_transports, with_matrix),
             )?;
+            if tokenless {
+                protected_hint(&report);
+            }
             write_outputs(report, &plan.outputs)
         })
         .unwrap_or_else(Stop::exit_code)
+}
+
+/// A run without credentials on a server that turned out to be protected: say how to give a
+/// token (most of the catalogue could only see 401s).
+fn protected_hint(report: &RunReport) {
+    let protected = report
+        .results
+        .iter()
+        .any(|r| r.id.starts_with("auth/") && r.outcome.kind != mcpspec::Kind::Skipped);
+    if protected {
+        errln!(
+            "mcpspec: the server answers 401 without a token, and this run sent none: give one \
+             with --bearer-env VAR (or --bearer, --bearer-command, --auth-issuer) to run the \
+             catalogue as the server serves it (docs/protected-servers.md)"
+        );
+    }
 }
 
 /// The report of running the checks as `args` say, nothing written (`mcpspec baseline
@@ -464,8 +485,8 @@ fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<u8, Stop> {
     })
 }
 
-/// Writes each result's transcript to `dir` as `<id with / as __>.yaml` and records the file in
-/// the result.
+/// Writes each result's transcript to `dir` as `<id with / as __>.yaml` (redacted, as every
+/// report) and records the file in the result.
 fn write_transcripts(
     dir: &Path,
     report: &mut RunReport,
@@ -476,7 +497,9 @@ fn write_transcripts(
         let file = dir.join(format!("{}.yaml", r.id.replace('/', "__")));
         let yaml = mcpspec::yaml::to_string(&r.transcript_file(Some(replay)))
             .map_err(std::io::Error::other)?;
-        std::fs::write(&file, yaml)?;
+        cli_values::Destination::File(file.clone())
+            .write(&yaml)
+            .map_err(std::io::Error::other)?;
         r.transcript_path = Some(file.display().to_string());
     }
     Ok(())

@@ -410,12 +410,16 @@ fn replay_target(args: &ReplayArgs, record: Option<&Record>) -> Result<Target, S
             record.mcpspec_version
         );
     }
-    let recorded = record.target.target().map_err(|e| {
-        format!(
-            "the target recorded in {} cannot be used: {e}",
-            record_path(&args.file).display()
-        )
-    })?;
+    let recorded = record
+        .target
+        .target()
+        .and_then(|t| given.authorize(t))
+        .map_err(|e| {
+            format!(
+                "the target recorded in {} cannot be used: {e}",
+                record_path(&args.file).display()
+            )
+        })?;
     if !names_a_target {
         errln!(
             "mcpspec replay: replaying on the recorded target: {}",

@@ -49,7 +49,12 @@ pub fn write(dir: &Path, n: usize, finding: &mut Finding, record: &Record) -> io
     std::fs::write(record_path(&path), json + "\n")?;
     finding.replay = Some(record.replay_command(&path));
     finding.reproducer = Some(path.clone());
-    std::fs::write(path.with_extension("txt"), finding.summary() + "\n")?;
+    // What the server said may echo a credential (auth::redact).
+    let summary = finding.summary() + "\n";
+    std::fs::write(
+        path.with_extension("txt"),
+        crate::auth::redact::text(&summary).as_bytes(),
+    )?;
     Ok(path)
 }
 

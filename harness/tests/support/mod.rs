@@ -69,10 +69,12 @@ pub fn reference_with(faults: &[&str]) -> Target {
 }
 
 /// A check's fault spec: `NAME`, `NAME --eras MODE`, `NAME --header-tool` (the HTTP
-/// reference server lists its `route` tool, whose arguments are mirrored in headers), or
-/// `NAME --http` (the run is over streamable HTTP, for a check that runs on either transport).
+/// reference server lists its `route` tool, whose arguments are mirrored in headers),
+/// `NAME --http` (the run is over streamable HTTP, for a check that runs on either transport),
+/// or `NAME --auth` (over HTTP in authorization mode, with a test issuer: [`protected_reference`]).
 pub fn parse_fault_spec(spec: &str) -> (&str, Option<Eras>) {
     let spec = spec
+        .trim_end_matches(" --auth")
         .trim_end_matches(" --header-tool")
         .trim_end_matches(" --http");
     match spec.split_once(" --eras ") {
@@ -169,8 +171,65 @@ pub fn for_check(check: &Check, target: Target, mut options: RunOptions) -> (Tar
 /// era mode allowed), as the check's needs ask (probe profile, instances, HTTP).
 pub async fn run_under_fault(check: Check, fault: &'static str) -> RunReport {
     let (target, options) = for_check(&check, reference_with(&[fault]), quick_options());
+    if fault.ends_with(" --auth") {
+        let Target::Embedded(config) = target else {
+            panic!("{fault}: authorization mode needs the embedded reference server");
+        };
+        let protected = protected_reference(config).await;
+        return run(protected.target.clone(), &[check], options).await;
+    }
     let (target, _server) = over_http_if_needed(&check, fault, target).await;
     run(target, &[check], options).await
+}
+
+/// The reference server in authorization mode over HTTP, the test issuer it trusts (both on
+/// 127.0.0.1, ended when dropped), and the target that reaches it with the issuer's tokens
+/// (`--auth-issuer URL`: the run's own token is a right one it mints).
+pub struct ProtectedReference {
+    pub target: Target,
+    pub issuer: mcpspec::auth::issuer::http::IssuerHandle,
+    pub server: mcp_reference_server::HttpHandle,
+}
+
+impl ProtectedReference {
+    /// The server's URL.
+    pub fn url(&self) -> String {
+        self.server.url()
+    }
+
+    /// The target with no credentials at all.
+    pub fn bare(&self) -> Target {
+        Target::url(&self.url()).expect("a valid URL")
+    }
+}
+
+/// Starts a test issuer (keys made for this process only) and the reference server with
+/// `config` trusting it; see [`ProtectedReference`].
+pub async fn protected_reference(mut config: mcp_reference_server::Config) -> ProtectedReference {
+    let keys = mcpspec::auth::issuer::Keys::ephemeral().expect("keys");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1:0");
+    let issuer = mcpspec::auth::issuer::http::spawn(std::sync::Arc::new(keys), listener)
+        .expect("the issuer starts");
+    config.http.auth = Some(mcp_reference_server::config::AuthOptions {
+        issuer: issuer.url().to_owned(),
+        resource: None,
+    });
+    let (target, server) = http_reference(config).await;
+    let auth = mcpspec::auth::AuthArgs {
+        auth_issuer: Some(issuer.url().to_owned()),
+        ..Default::default()
+    };
+    let credentials = auth
+        .credentials(&server.url())
+        .expect("credentials")
+        .map(mcpspec::auth::Credentials::into_shared);
+    ProtectedReference {
+        target: target.with_credentials(credentials),
+        issuer,
+        server,
+    }
 }
 
 /// Serves an embedded target over HTTP (127.0.0.1, a free port) when `check` needs an HTTP

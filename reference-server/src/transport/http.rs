@@ -46,6 +46,13 @@
 //! resumption is not offered (`Last-Event-ID` is ignored). A client going away does not
 //! cancel its request (LEG-11): the chain runs in a detached task.
 //!
+//! # Authorization (`--auth-issuer`)
+//!
+//! With [`HttpOptions::auth`], every request to `/mcp` needs a bearer token the issuer signed
+//! for this server, after the security checks and before anything else (see `http/auth.rs`),
+//! and the protected resource metadata is served at
+//! `/.well-known/oauth-protected-resource/mcp`.
+//!
 //! # Security
 //!
 //! `Host` must be `127.0.0.1`, `localhost` or `[::1]` (any port) or listed in
@@ -55,6 +62,7 @@
 //! [`HttpOptions::max_body`] (4 MiB by default) get 413. The binary binds 127.0.0.1 unless
 //! told otherwise.
 
+mod auth;
 mod headers;
 mod session;
 mod shared;
@@ -70,7 +78,7 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
-use axum::routing::any;
+use axum::routing::{any, get as get_route};
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot, watch};
@@ -156,10 +164,18 @@ pub(crate) async fn serve(
         subscriptions: Arc::default(),
         stop: stop.clone(),
     });
-    let router = Router::new()
-        .route(ENDPOINT, any(endpoint))
-        .fallback(not_found)
-        .with_state((shared, Arc::new(Sessions::default())));
+    let guard = match &shared.config.http.auth {
+        Some(options) => Some(Arc::new(auth::Guard::new(options, listener.local_addr()?))),
+        None => None,
+    };
+    let mut router = Router::new().route(ENDPOINT, any(endpoint));
+    if let Some(guard) = &guard {
+        router = router.route(guard.metadata_path(), get_route(resource_metadata));
+    }
+    let router =
+        router
+            .fallback(not_found)
+            .with_state((shared, Arc::new(Sessions::default()), guard));
     let mut stop = stop;
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
@@ -183,16 +199,43 @@ async fn not_found() -> Response {
     plain(StatusCode::NOT_FOUND, "not found: the MCP endpoint is /mcp")
 }
 
-async fn endpoint(
-    State((shared, sessions)): State<(Arc<Shared>, Arc<Sessions>)>,
-    req: Request,
-) -> Response {
+/// The router's state: the server, its legacy sessions, and its authorization (when on).
+type RouterState = (Arc<Shared>, Arc<Sessions>, Option<Arc<auth::Guard>>);
+
+async fn resource_metadata(State((shared, _, guard)): State<RouterState>) -> Response {
+    match guard {
+        Some(guard) => guard.metadata(&shared),
+        None => plain(StatusCode::NOT_FOUND, "not found: the MCP endpoint is /mcp"),
+    }
+}
+
+/// A request's right to be served, in authorization mode: the guard and what the token grants.
+type Access = Option<(Arc<auth::Guard>, auth::Grant)>;
+
+/// Whether `access` may run a request with this body (always, outside authorization mode).
+fn authorized(shared: &Shared, access: &Access, body: &[u8]) -> Result<(), Response> {
+    match access {
+        Some((guard, grant)) => guard.authorize(shared, grant, body),
+        None => Ok(()),
+    }
+}
+
+async fn endpoint(State((shared, sessions, guard)): State<RouterState>, req: Request) -> Response {
     if let Some(refusal) = security(&shared, req.headers()) {
         return refusal;
     }
+    let access = match guard {
+        Some(guard) => match guard.authenticate(&shared, req.headers(), req.uri()).await {
+            Ok(grant) => Some((guard, grant)),
+            Err(refusal) => return refusal,
+        },
+        None => None,
+    };
     let http_method = req.method().clone();
     if http_method == Method::POST {
-        post(shared, &sessions, req).await
+        post(shared, &sessions, req, access).await
+    } else if let Err(refusal) = authorized(&shared, &access, b"") {
+        refusal
     } else if http_method == Method::GET {
         get(&shared, &sessions, req.headers())
     } else if http_method == Method::DELETE {
@@ -293,7 +336,7 @@ fn origin_allowed(value: &str, allowed: &[String]) -> bool {
 
 // --- POST -----------------------------------------------------------------------------------
 
-async fn post(shared: Arc<Shared>, sessions: &Sessions, req: Request) -> Response {
+async fn post(shared: Arc<Shared>, sessions: &Sessions, req: Request, access: Access) -> Response {
     if shared.has(Fault::HttpPost405) {
         let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "POST is not served");
         set(&mut response, header::ALLOW, "GET");
@@ -317,6 +360,9 @@ async fn post(shared: Arc<Shared>, sessions: &Sessions, req: Request) -> Respons
         Ok(bytes) => bytes,
         Err(_) => return too_large(limit),
     };
+    if let Err(refusal) = authorized(&shared, &access, &bytes) {
+        return refusal;
+    }
     let headers = parts.headers;
 
     let session_id = match single_header(&headers, header_name::SESSION_ID) {

@@ -1,6 +1,7 @@
 //! A scripted client for in-process tests: write lines, read lines, every wait bounded.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod auth;
 pub mod http;
 
 use std::time::Duration;

@@ -1,19 +1,66 @@
 //! A minimal HTTP/1.1 client over a plain TCP socket, so checks can send exact header sets
 //! (odd case, duplicates, bad characters, malformed requests) that HTTP libraries refuse.
 //! One request per connection (`Connection: close`); every read has a deadline; bodies are
-//! bounded.
+//! bounded. Redirects are never followed: a 3xx is the response.
+//!
+//! Credentials belong to the endpoint ([`Endpoint::credentials`]): every request [`send`]
+//! makes to it carries them (unless the request is [`Request::anonymous`] or sets the header
+//! itself), and only requests to that endpoint do: an endpoint parsed from any other URL has
+//! none. What they are and how they are refreshed is `crate::auth`'s, behind the
+//! [`Credentials`] trait, so this module imports nothing above it.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
-/// An HTTP endpoint: `http://HOST:PORT/PATH`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A boxed future of the [`Credentials`] trait.
+pub type CredentialsFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What an endpoint's requests carry to be let in: headers whose values are secrets. Implemented
+/// by `crate::auth::Credentials`.
+pub trait Credentials: std::fmt::Debug + Send + Sync {
+    /// The headers to add, values in full (obtaining them may run a command or mint a token);
+    /// an error says why they could not be had.
+    fn headers(&self) -> CredentialsFuture<'_, Result<Vec<(String, String)>, String>>;
+
+    /// The same headers as a transcript shows them: the values redacted.
+    fn shown(&self) -> Vec<(String, String)>;
+
+    /// The server answered a request that carried `sent` with 401 and these
+    /// `WWW-Authenticate` values: whether fresh credentials were obtained, so the request is
+    /// worth sending once more.
+    fn rejected<'a>(
+        &'a self,
+        sent: &'a [(String, String)],
+        challenges: &'a [String],
+    ) -> CredentialsFuture<'a, bool>;
+
+    /// The implementation, for the checks that need more than headers (its issuer).
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// An HTTP endpoint: `http://HOST:PORT/PATH`, and the credentials its requests carry.
+#[derive(Debug, Clone)]
 pub struct Endpoint {
     /// `host:port`, as connected to and sent in `Host`.
     pub authority: String,
     pub path: String,
+    /// Sent with every request to this endpoint (see the module doc).
+    pub credentials: Option<Arc<dyn Credentials>>,
 }
+
+/// Endpoints are the same place when authority and path are; credentials do not count.
+impl PartialEq for Endpoint {
+    fn eq(&self, other: &Self) -> bool {
+        self.authority == other.authority && self.path == other.path
+    }
+}
+
+impl Eq for Endpoint {}
 
 impl Endpoint {
     /// Parses an `http://` URL (no TLS: mcpspec tests loopback servers in plain HTTP).
@@ -57,11 +104,40 @@ impl Endpoint {
         Ok(Endpoint {
             authority,
             path: path.to_owned(),
+            credentials: None,
         })
     }
 
     pub fn url(&self) -> String {
         format!("http://{}{}", self.authority, self.path)
+    }
+
+    /// The host, without the port (a bracketed IPv6 literal keeps its brackets).
+    pub fn host(&self) -> &str {
+        self.authority
+            .rsplit_once(':')
+            .map_or(self.authority.as_str(), |(host, _)| host)
+    }
+
+    /// `http://host:port`: the origin (RFC 6454) the endpoint belongs to.
+    pub fn origin(&self) -> String {
+        format!("http://{}", self.authority)
+    }
+
+    /// Whether the host is a loopback name or address (`127.0.0.0/8`, `localhost`, `[::1]`).
+    pub fn is_loopback(&self) -> bool {
+        let host = self.host();
+        host.eq_ignore_ascii_case("localhost")
+            || host == "[::1]"
+            || host
+                .parse::<std::net::Ipv4Addr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    }
+
+    /// The same endpoint with `credentials` on every request.
+    pub fn with_credentials(mut self, credentials: Option<Arc<dyn Credentials>>) -> Self {
+        self.credentials = credentials;
+        self
     }
 }
 
@@ -74,6 +150,8 @@ pub struct Request {
     pub body: Vec<u8>,
     /// Whether to add `Host`, `Content-Length` and `Connection: close` automatically.
     pub auto_headers: bool,
+    /// Whether the endpoint's credentials go with it (off: [`Request::anonymous`]).
+    pub credentials: bool,
 }
 
 impl Request {
@@ -83,7 +161,14 @@ impl Request {
             headers: Vec::new(),
             body: Vec::new(),
             auto_headers: true,
+            credentials: true,
         }
+    }
+
+    /// Sent without the endpoint's credentials: what a client without a token sends.
+    pub fn anonymous(mut self) -> Self {
+        self.credentials = false;
+        self
     }
 
     pub fn header(mut self, name: &str, value: impl Into<Vec<u8>>) -> Self {
@@ -102,8 +187,19 @@ impl Request {
         self
     }
 
-    /// The bytes on the wire.
+    /// The bytes on the wire, as a transcript shows them: the endpoint's credentials with
+    /// their values redacted.
     pub fn to_bytes(&self, endpoint: &Endpoint) -> Vec<u8> {
+        let shown = match (&endpoint.credentials, self.credentials) {
+            (Some(c), true) => c.shown(),
+            _ => Vec::new(),
+        };
+        self.render(endpoint, &shown)
+    }
+
+    /// The bytes on the wire with `credentials` added (those whose header the request does not
+    /// set itself).
+    fn render(&self, endpoint: &Endpoint, credentials: &[(String, String)]) -> Vec<u8> {
         let mut out = format!("{} {} HTTP/1.1\r\n", self.method, endpoint.path).into_bytes();
         let has = |name: &str| {
             self.headers
@@ -112,6 +208,9 @@ impl Request {
         };
         if self.auto_headers && !has("host") {
             out.extend_from_slice(format!("Host: {}\r\n", endpoint.authority).as_bytes());
+        }
+        for (name, value) in credentials.iter().filter(|(n, _)| !has(n)) {
+            out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
         }
         for (name, value) in &self.headers {
             out.extend_from_slice(name.as_bytes());
@@ -152,6 +251,10 @@ pub enum HttpError {
     Truncated { got: usize, expected: usize },
     #[error("i/o error: {0}")]
     Io(String),
+    /// The endpoint's credentials could not be had (a `--bearer-command` failed, the issuer
+    /// did not mint): nothing was sent.
+    #[error("no credentials: {0}")]
+    Credentials(String),
 }
 
 /// The status line and headers of a response, and a reader for its body.
@@ -206,13 +309,55 @@ impl Response {
     }
 }
 
-/// Sends one request and reads the status line and headers.
+/// Sends one request and reads the status line and headers. The endpoint's credentials go
+/// with it (see the module doc); when the server answers them with 401 and fresh ones can be
+/// had ([`Credentials::rejected`]), the request is sent once more with those.
 pub async fn send(
     endpoint: &Endpoint,
     request: &Request,
     deadline: Instant,
 ) -> Result<Response, HttpError> {
-    send_bytes(endpoint, &request.to_bytes(endpoint), deadline).await
+    let credentials = match (&endpoint.credentials, request.credentials) {
+        (Some(c), true) => Some(c),
+        _ => None,
+    };
+    let Some(credentials) = credentials else {
+        return send_bytes(endpoint, &request.render(endpoint, &[]), deadline).await;
+    };
+    let sent = credentials
+        .headers()
+        .await
+        .map_err(HttpError::Credentials)?;
+    let response = send_bytes(endpoint, &request.render(endpoint, &sent), deadline).await?;
+    // Only a refusal of what the credentials themselves sent (not of a header the request set
+    // in their place, a check's deliberately bad token) is a reason to refresh them.
+    let own: Vec<(String, String)> = sent
+        .into_iter()
+        .filter(|(n, _)| {
+            !request
+                .headers
+                .iter()
+                .any(|(m, _)| m.eq_ignore_ascii_case(n))
+        })
+        .collect();
+    if response.status != 401 || own.is_empty() {
+        return Ok(response);
+    }
+    let sent = own;
+    let challenges: Vec<String> = response
+        .headers
+        .iter()
+        .filter(|(n, _)| n == "www-authenticate")
+        .map(|(_, v)| v.clone())
+        .collect();
+    if !credentials.rejected(&sent, &challenges).await {
+        return Ok(response);
+    }
+    let fresh = credentials
+        .headers()
+        .await
+        .map_err(HttpError::Credentials)?;
+    send_bytes(endpoint, &request.render(endpoint, &fresh), deadline).await
 }
 
 /// Sends raw bytes (possibly not valid HTTP) and reads the response head.
@@ -474,6 +619,90 @@ mod tests {
         );
     }
 
+    /// Credentials that count how often a refusal was reported to them.
+    #[derive(Debug, Default)]
+    struct Counting(std::sync::atomic::AtomicUsize);
+
+    impl Credentials for Counting {
+        fn headers(&self) -> CredentialsFuture<'_, Result<Vec<(String, String)>, String>> {
+            Box::pin(async { Ok(vec![("Authorization".into(), "Bearer run-token".into())]) })
+        }
+        fn shown(&self) -> Vec<(String, String)> {
+            vec![("Authorization".into(), "Bearer ‹redacted›".into())]
+        }
+        fn rejected<'a>(
+            &'a self,
+            _sent: &'a [(String, String)],
+            _challenges: &'a [String],
+        ) -> CredentialsFuture<'a, bool> {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Box::pin(async { false })
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    }
+
+    #[tokio::test]
+    async fn credentials_go_with_requests_unless_anonymous_or_replaced() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (heads_tx, mut heads) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            loop {
+                let (mut s, _) = listener.accept().await.unwrap();
+                let mut buf = [0u8; 4096];
+                let n = s.read(&mut buf).await.unwrap();
+                heads_tx
+                    .send(String::from_utf8_lossy(&buf[..n]).into_owned())
+                    .unwrap();
+                let reply = "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer \
+                             error=\"invalid_token\"\r\nContent-Length: 0\r\n\r\n";
+                s.write_all(reply.as_bytes()).await.unwrap();
+            }
+        });
+        let counting = Arc::new(Counting::default());
+        let endpoint = Endpoint::parse(&format!("http://{addr}/mcp"))
+            .unwrap()
+            .with_credentials(Some(counting.clone()));
+        let deadline = Instant::now() + std::time::Duration::from_secs(2);
+        let run = Request::new("POST");
+        assert_eq!(send(&endpoint, &run, deadline).await.unwrap().status, 401);
+        assert!(
+            heads
+                .recv()
+                .await
+                .unwrap()
+                .contains("Authorization: Bearer run-token")
+        );
+        let own = Request::new("POST").header("Authorization", "Bearer mine");
+        send(&endpoint, &own, deadline).await.unwrap();
+        let head = heads.recv().await.unwrap();
+        assert!(
+            head.contains("Bearer mine") && !head.contains("run-token"),
+            "{head}"
+        );
+        send(&endpoint, &Request::new("POST").anonymous(), deadline)
+            .await
+            .unwrap();
+        assert!(!heads.recv().await.unwrap().contains("Authorization"));
+        // Only the refusal of the credentials' own token is reported to them.
+        assert_eq!(counting.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+        // A transcript shows the request with the value redacted.
+        let shown = String::from_utf8(run.to_bytes(&endpoint)).unwrap();
+        assert!(
+            shown.contains("Authorization: Bearer ‹redacted›"),
+            "{shown}"
+        );
+        // Another endpoint (a metadata URL on the same host) carries none.
+        assert!(
+            Endpoint::parse(&format!("http://{addr}/x"))
+                .unwrap()
+                .credentials
+                .is_none()
+        );
+    }
+
     #[test]
     fn encodes_base64_header_values() {
         assert_eq!(base64_header("echo"), "=?base64?ZWNobw==?=");
@@ -498,6 +727,7 @@ mod tests {
         let endpoint = Endpoint {
             authority: addr.to_string(),
             path: "/mcp".into(),
+            credentials: None,
         };
         let deadline = Instant::now() + std::time::Duration::from_secs(2);
         let mut r = send(&endpoint, &Request::new("POST").body("{}"), deadline)
