@@ -6,6 +6,7 @@
 //! `negotiate.rs` the matrix, `listing.rs` `list` and `coverage`, `report.rs` `report`, `explain.rs` `explain` and `baseline`; `fuzz`/`replay` live in the
 //! library's `fuzz::cli`.
 
+pub mod client;
 pub mod explain;
 pub mod listing;
 pub mod negotiate;

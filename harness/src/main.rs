@@ -56,6 +56,8 @@ enum Command {
     /// Render a JSON report of `mcpspec run --json` again (`--html`, `--junit`, …), or merge
     /// the reports of a run's shards (`--merge`).
     Report(cli::report::ReportArgs),
+    /// Test an MCP client: run it against scripted peers (`-- CLIENT…`), fuzz it, replay.
+    Client(Box<cli::client::ClientArgs>),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +73,7 @@ fn main() -> ExitCode {
         Command::Baseline(args) => ExitCode::from(cli::explain::baseline(*args)),
         Command::Report(args) => ExitCode::from(cli::report::run(args)),
         Command::Coverage(args) => ExitCode::from(cli::listing::coverage(args)),
+        Command::Client(args) => ExitCode::from(cli::client::run(*args)),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "mcpspec", &mut out);

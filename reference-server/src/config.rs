@@ -5,6 +5,7 @@
 //! `protocol` and `error`.
 
 pub mod faults;
+pub mod http_hook;
 
 use std::fmt;
 use std::str::FromStr;
@@ -129,6 +130,9 @@ pub struct HttpOptions {
     /// List the `route` tool, whose arguments carry `x-mcp-header` annotations (HTTP-11). Off
     /// by default so that the tool list stays as it was.
     pub header_tool: bool,
+    /// A hook below the protocol that sees (and may answer or rewrite) every HTTP exchange
+    /// ([`http_hook`]); none by default.
+    pub hook: Option<std::sync::Arc<dyn http_hook::HttpHook>>,
 }
 
 impl Default for HttpOptions {
@@ -139,6 +143,7 @@ impl Default for HttpOptions {
             max_body: DEFAULT_MAX_BODY,
             sse: false,
             header_tool: false,
+            hook: None,
         }
     }
 }

@@ -96,6 +96,7 @@ fn main() -> ExitCode {
             max_body: cli.max_body,
             sse: cli.sse,
             header_tool: cli.header_tool,
+            ..HttpOptions::default()
         },
         sealing_key: cli.sealing_key,
         ..Config::default()

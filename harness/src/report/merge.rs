@@ -258,6 +258,7 @@ mod tests {
                 isolation: "shared".into(),
                 unpooled: None,
             }),
+            client: None,
             negotiation_matrix: None,
             instances: None,
         };

@@ -54,8 +54,16 @@
 //! [`HttpOptions::allowed_origins`], else 403 (HTTP-2). Bodies over
 //! [`HttpOptions::max_body`] (4 MiB by default) get 413. The binary binds 127.0.0.1 unless
 //! told otherwise.
+//!
+//! # The endpoint hook
+//!
+//! With [`HttpOptions::hook`] set, a tap (`http/hook.rs`) sits outside all of the above: it
+//! shows the hook each request before the server sees it (the hook may answer it instead) and
+//! each response as it is sent (the hook may ask to rewrite it first); see
+//! [`crate::config::http_hook`].
 
 mod headers;
+mod hook;
 mod session;
 mod shared;
 mod sse;
@@ -156,10 +164,19 @@ pub(crate) async fn serve(
         subscriptions: Arc::default(),
         stop: stop.clone(),
     });
-    let router = Router::new()
+    let hook = shared.config.http.hook.clone();
+    let max_body = shared.config.http.max_body;
+    let mut router = Router::new()
         .route(ENDPOINT, any(endpoint))
         .fallback(not_found)
         .with_state((shared, Arc::new(Sessions::default())));
+    // The hook's tap is outermost: it sees every request before the server's own checks.
+    if let Some(hook) = hook {
+        router = router.layer(axum::middleware::from_fn_with_state(
+            hook::Tap::new(hook, max_body),
+            hook::tap,
+        ));
+    }
     let mut stop = stop;
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
