@@ -58,26 +58,24 @@ impl Hook {
         })
     }
 
+    /// The 404 for a request naming the session that expired (`sessions/expired`).
+    fn expired(&self, req: &HookRequest<'_>) -> Option<HookResponse> {
+        let session = req.header("mcp-session-id")?;
+        self.state().expired.contains(session).then(|| {
+            HookResponse::new(
+                404,
+                "text/plain",
+                "session expired: send a new `initialize`",
+            )
+        })
+    }
+
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// What the scenario answers before the server sees the request, if anything.
-    fn answer(
-        &self,
-        n: Option<usize>,
-        json: Option<&Value>,
-        req: &HookRequest<'_>,
-    ) -> Option<HookResponse> {
-        if let Some(session) = req.header("mcp-session-id") {
-            if self.state().expired.contains(session) {
-                return Some(HookResponse::new(
-                    404,
-                    "text/plain",
-                    "session expired: send a new `initialize`",
-                ));
-            }
-        }
+    /// What the scenario answers before the server sees request `n`, if anything.
+    fn answer(&self, n: Option<usize>, json: Option<&Value>) -> Option<HookResponse> {
         let (id, name) = match judge::kind(json) {
             Kind::Request { id, method } => (id.clone(), method),
             _ => return None,
@@ -136,6 +134,12 @@ impl HttpHook for Hook {
             minted_session: None,
         };
         self.log.http_request(head.clone());
+        if let Some(gone) = self.expired(req) {
+            if req.method == "POST" {
+                self.log.client_message(1, req.body, Some(head));
+            }
+            return Some(gone);
+        }
         if req.method != "POST" {
             return None;
         }
@@ -146,7 +150,7 @@ impl HttpHook for Hook {
         if let (Some(n), Some(j)) = (n, &json) {
             self.state().carried.insert(exchange, (n, j.clone()));
         }
-        self.answer(n, json.as_ref(), req)
+        self.answer(n, json.as_ref())
     }
 
     fn rewrites(&self, exchange: Exchange) -> bool {
