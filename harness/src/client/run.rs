@@ -260,17 +260,14 @@ pub fn end_problem(obs: &Observation) -> Option<String> {
         )),
         ClientEnd::Signaled(sig) => Some(format!("the client was killed by signal {sig}")),
         ClientEnd::Exited(code) if *code != 0 && obs.scenario.expect == Expect::Success => {
+            // The first line a client writes on its way out names the error; the lines after
+            // it are a traceback or the error's fields.
             let why = obs
                 .stderr_tail
                 .iter()
-                .rev()
-                .find(|l| l.starts_with("stderr: ") && l.len() > "stderr: ".len())
-                .map(|l| {
-                    format!(
-                        " (last stderr line: {})",
-                        crate::text::shorten(&l["stderr: ".len()..], 160)
-                    )
-                })
+                .filter_map(|l| l.strip_prefix("stderr: "))
+                .find(|l| !l.trim().is_empty())
+                .map(|l| format!(" (stderr: {})", crate::text::shorten(l.trim(), 160)))
                 .unwrap_or_default();
             Some(format!("the client exited with status {code}{why}"))
         }

@@ -46,11 +46,16 @@ pub fn typescript_client() -> Vec<String> {
     assert!(
         modules.join(".mcpspec-package-lock.sha256").exists(),
         "the TypeScript client fixture's node_modules are missing at {}: install them with \
-         `bash scripts/typescript-deps.sh`",
+         `bash scripts/typescript-client-deps.sh`",
         modules.display()
     );
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let node = std::env::split_paths(&path)
+        .map(|dir| dir.join("node"))
+        .find(|node| node.is_file())
+        .expect("`node` is on PATH (bash scripts/typescript-client-deps.sh installs it)");
     vec![
-        crate::support::node().display().to_string(),
+        node.display().to_string(),
         typescript_client_dir()
             .join("client.mjs")
             .display()
