@@ -33,6 +33,7 @@
 //! `reference_client` (a test reads the imports and holds this).
 
 pub mod checks;
+pub mod fuzz;
 pub mod judge;
 pub mod observation;
 pub mod peer;

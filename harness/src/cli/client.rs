@@ -12,7 +12,7 @@ use clap::{Args, Subcommand};
 use mcpspec::baseline::Baseline;
 use mcpspec::cli_values::{self, parse_duration};
 use mcpspec::client::{self, ClientOptions, Transport};
-use mcpspec::{errln, out};
+use mcpspec::{errln, outln};
 
 use super::run::{Outputs, Stop, write_outputs};
 use super::{exit, usage_error};
@@ -38,6 +38,11 @@ enum ClientCommand {
     },
     /// List the client checks (id, level, requirements, scenario) and the scenarios.
     List,
+    /// Fuzz a client: a peer that answers with generated hostile messages; shrink and save
+    /// what makes it crash or hang (CLI-10).
+    Fuzz(Box<mcpspec::client::fuzz::FuzzArgs>),
+    /// Replay a reproducer written by `mcpspec client fuzz`.
+    Replay(mcpspec::client::fuzz::ReplayArgs),
 }
 
 #[derive(Args, Debug)]
@@ -89,6 +94,8 @@ pub fn run(args: ClientArgs) -> u8 {
     match args.command {
         Some(ClientCommand::Peer { addr, token }) => peer(addr, &token),
         Some(ClientCommand::List) => list(),
+        Some(ClientCommand::Fuzz(args)) => mcpspec::client::fuzz::fuzz_main(*args),
+        Some(ClientCommand::Replay(args)) => mcpspec::client::fuzz::replay_main(args),
         None => conformance(args.run).unwrap_or_else(Stop::exit_code),
     }
 }
@@ -176,7 +183,7 @@ fn list() -> u8 {
         let only = c
             .only
             .map_or(String::new(), |t| format!(" ({} only)", t.name()));
-        out!(
+        outln!(
             "{:<56} {:<6} {:<6} {}{only}",
             c.id,
             c.level.to_string(),
@@ -184,10 +191,10 @@ fn list() -> u8 {
             c.scenario
         );
     }
-    out!("\nscenarios:");
+    outln!("\nscenarios:");
     for s in client::scenario::all() {
         let transports: Vec<&str> = s.transports.iter().map(|t| t.name()).collect();
-        out!(
+        outln!(
             "{:<32} {:<11} {}",
             s.name,
             transports.join(","),

@@ -12,7 +12,20 @@ use mcp_reference_server::Eras;
 use mcp_reference_server::protocol::version;
 
 /// The transport a scenario runs on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Transport {
     /// Streamable HTTP: the peer's URL is the client's last argument.
     Http,
@@ -171,6 +184,21 @@ pub const SAMPLING: &str = "sampling/createMessage";
 pub const STRAY_ID: &str = "mcpspec-never-sent";
 /// The unknown notification the `robustness/unexpected-messages` peer sends.
 pub const UNKNOWN_NOTIFICATION: &str = "notifications/mcpspec/unknown";
+
+/// The scenario `mcpspec client fuzz` runs every case in: a dual-era peer and the tools_call
+/// operation, with the case's hostile messages added to the peer's replies. No check judges
+/// it; the fuzzer's oracle does (CLI-10).
+pub static FUZZ: Scenario = Scenario {
+    name: "fuzz/hostile-peer",
+    description: "A dual-era peer that adds generated hostile messages to its replies.",
+    operation: Operation::ToolsCall,
+    transports: BOTH,
+    protocol_version: version::MODERN,
+    eras: Eras::Both,
+    behaviours: &[],
+    expect: Expect::Success,
+    official: false,
+};
 
 /// Every scenario, in the order reports list them.
 pub fn all() -> &'static [Scenario] {
