@@ -142,7 +142,7 @@ fn clients_that_hang_write_nothing_or_fail_are_fails_naming_why() {
 }
 
 #[test]
-fn usage_errors_exit_2() {
+fn usage_errors_exit_2_and_a_client_that_cannot_start_exits_3() {
     mcpspec().args(["client"]).assert().code(2);
     mcpspec()
         .args([
@@ -158,6 +158,19 @@ fn usage_errors_exit_2() {
         .args(["client", "replay", "/nonexistent/reproducer.json"])
         .assert()
         .code(2);
+    // A client that cannot be started is the target failing: exit 3, saying why.
+    let out = mcpspec()
+        .args([
+            "client",
+            "--select",
+            "tools_call",
+            "--",
+            "/nonexistent/client",
+        ])
+        .assert()
+        .code(3);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("the client could not be started"), "{err}");
 }
 
 #[test]

@@ -48,7 +48,8 @@ impl ClientOptions {
             command,
             transport,
             timeout: DEFAULT_TIMEOUT,
-            jobs: crate::runner::default_jobs(),
+            // Client processes compete with the peer for the cores: one per core.
+            jobs: std::thread::available_parallelism().map_or(2, usize::from),
             strict: false,
             peer_program: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mcpspec")),
             max_message: crate::transport::DEFAULT_MAX_MESSAGE,
@@ -134,6 +135,14 @@ pub async fn run(
         instances: None,
         client: Some(ClientRun { scenarios }),
     };
+    // A client that could not be started in any scenario fails the run as a server that never
+    // started does: exit 3, with the reason.
+    let mut ends = observations.values().map(|o| &o.end);
+    if let Some(ClientEnd::NotStarted(why)) = ends.next() {
+        if ends.all(|e| matches!(e, ClientEnd::NotStarted(_))) {
+            report.target_failure = Some(format!("the client could not be started: {why}"));
+        }
+    }
     report.summarize();
     report
 }
