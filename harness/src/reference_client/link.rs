@@ -29,7 +29,7 @@ const QUEUED: usize = 256;
 /// What the client reads.
 #[derive(Debug)]
 pub enum Incoming {
-    Message(Frame),
+    Message(Box<Frame>),
     /// An HTTP response without a JSON-RPC message: its status (0: no response at all), what
     /// it said, and the id of the request it answered.
     Failure {
@@ -53,7 +53,7 @@ impl Headers {
 
 /// A connection to the server.
 pub enum Link {
-    Stdio(LineTransport),
+    Stdio(Box<LineTransport>),
     Http(HttpLink),
 }
 
@@ -77,7 +77,7 @@ impl Link {
             let target = Target::command(program.clone()).args(args.iter().cloned());
             return target
                 .connect(max_message)
-                .map(Link::Stdio)
+                .map(|t| Link::Stdio(Box::new(t)))
                 .map_err(|e| e.to_string());
         }
         let endpoint = Endpoint::parse(peer)?;
@@ -102,8 +102,8 @@ impl Link {
     pub async fn next(&mut self, deadline: Instant) -> Incoming {
         match self {
             Link::Stdio(t) => match t.recv(deadline).await {
-                Recv::Line(line) => Incoming::Message(Frame::decode_owned(line)),
-                Recv::Overflow { head, limit } => Incoming::Message(Frame::oversized(&head, limit)),
+                Recv::Line(line) => Incoming::Message(Box::new(Frame::decode_owned(line))),
+                Recv::Overflow { head, limit } => Incoming::Message(Box::new(Frame::oversized(&head, limit))),
                 Recv::Closed => Incoming::Closed,
                 Recv::TimedOut => Incoming::TimedOut,
             },
@@ -287,7 +287,7 @@ async fn read_body(
             };
             for e in events.into_iter().filter(|e| !e.data.is_empty()) {
                 let frame = Frame::decode_owned(e.data.into_bytes());
-                if sender.send(Incoming::Message(frame)).await.is_err() {
+                if sender.send(Incoming::Message(Box::new(frame))).await.is_err() {
                     return;
                 }
             }
@@ -297,7 +297,9 @@ async fn read_body(
     let body = response.body(deadline, max).await.unwrap_or_default();
     let json = serde_json::from_slice::<Value>(&body).ok();
     let incoming = match json {
-        Some(j) if j.is_object() || j.is_array() => Incoming::Message(Frame::decode_owned(body)),
+        Some(j) if j.is_object() || j.is_array() => {
+            Incoming::Message(Box::new(Frame::decode_owned(body)))
+        }
         _ if status == 202 && id.is_none() => return,
         _ => Incoming::Failure {
             status,

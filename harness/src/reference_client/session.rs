@@ -364,7 +364,7 @@ impl Session {
         loop {
             match self.link.next(deadline).await {
                 Incoming::Message(frame) => {
-                    if let Some(reply) = self.take(frame, id).await {
+                    if let Some(reply) = self.take(*frame, id).await {
                         return reply;
                     }
                 }

@@ -62,10 +62,7 @@ pub fn as_lines(injection: Injection) -> Vec<Vec<u8>> {
 /// shared with the harness's SSE reader (the reference client reads with that one).
 pub fn take_events(buf: &mut Vec<u8>) -> Vec<Vec<u8>> {
     let mut events = Vec::new();
-    loop {
-        let Some((end, sep)) = event_end(buf) else {
-            break;
-        };
+    while let Some((end, sep)) = event_end(buf) {
         let event: Vec<u8> = buf.drain(..end + sep).take(end).collect();
         let mut data: Option<Vec<u8>> = None;
         for line in event.split(|&b| b == b'\n') {
