@@ -375,6 +375,8 @@ const OK: u8 = 0;
 const FOUND: u8 = 1;
 const USAGE: u8 = 2;
 const TARGET: u8 = 3;
+/// Ctrl-C, as a shell reports a process ended by SIGINT.
+const INTERRUPTED: u8 = 130;
 
 fn runtime() -> Result<tokio::runtime::Runtime, u8> {
     tokio::runtime::Builder::new_multi_thread()
@@ -419,8 +421,19 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         options.client.transport.name(),
         options.time.as_secs()
     );
-    let report = runtime.block_on(fuzz(&options, Some(&args.out)));
+    // Ctrl-C ends the run: dropping it kills the client's process group (which the terminal's
+    // SIGINT does not reach).
+    let report = runtime.block_on(async {
+        tokio::select! {
+            report = fuzz(&options, Some(&args.out)) => Some(report),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
     drop(runtime);
+    let Some(report) = report else {
+        errln!("mcpspec: interrupted; every client process it started was ended");
+        return INTERRUPTED;
+    };
     let on_stdout = args.json.as_ref().is_some_and(|d| d.is_stdout());
     if let Some(destination) = &args.json {
         let text = serde_json::to_string_pretty(&report).unwrap_or_default();
@@ -505,11 +518,23 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let obs = runtime.block_on(run_case(&client, &reproducer.case));
+    let obs = runtime.block_on(async {
+        tokio::select! {
+            obs = run_case(&client, &reproducer.case) => Some(obs),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
     drop(runtime);
+    let Some(obs) = obs else {
+        errln!("mcpspec: interrupted; the client process was ended");
+        return INTERRUPTED;
+    };
     if let ClientEnd::NotStarted(why) = &obs.end {
         errln!("mcpspec: the client could not be started: {why}");
         return TARGET;
+    }
+    for line in &obs.stderr_tail {
+        outln!("  client {line}");
     }
     match oracle(&obs) {
         Some(b) if b.oracle == reproducer.breakage.oracle => {

@@ -20,6 +20,9 @@ use crate::client::scenario::{Behaviour, DiscoverAnswer, MODERN_ONLY, Scenario};
 /// Bytes of a response body buffered while its messages are taken out (a body growing past
 /// this without one complete message is recorded as it is and dropped).
 const MAX_PENDING: usize = 4 * 1024 * 1024;
+/// Exchanges in flight whose request is kept for injections and expiry (a client flooding
+/// requests gets neither on the later ones).
+const MAX_CARRIED: usize = 4096;
 
 #[derive(Debug)]
 pub struct Hook {
@@ -148,7 +151,10 @@ impl HttpHook for Hook {
         let n = matches!(judge::kind(json.as_ref()), Kind::Request { .. })
             .then(|| self.requests.fetch_add(1, Ordering::Relaxed));
         if let (Some(n), Some(j)) = (n, &json) {
-            self.state().carried.insert(exchange, (n, j.clone()));
+            let mut state = self.state();
+            if state.carried.len() < MAX_CARRIED {
+                state.carried.insert(exchange, (n, j.clone()));
+            }
         }
         self.answer(n, json.as_ref())
     }

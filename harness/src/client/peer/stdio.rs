@@ -38,6 +38,9 @@ const TOKEN_WAIT: Duration = Duration::from_secs(5);
 const IDLE: Duration = Duration::from_secs(24 * 3600);
 /// The pipe between a tee and its server.
 const PIPE: usize = 256 * 1024;
+/// Requests awaiting their reply that a connection keeps track of (for injections); past this,
+/// a client flooding requests gets no injections on the later ones.
+const MAX_WAITING: usize = 4096;
 
 /// A running stdio peer; dropping it closes every connection.
 #[derive(Debug)]
@@ -194,7 +197,9 @@ fn note_request(shared: &Shared, waiting: &Mutex<HashMap<String, (usize, Value)>
     if let (Kind::Request { id, .. }, Some(json)) = (message.kind(), message.json.as_ref()) {
         let n = shared.requests.fetch_add(1, Ordering::Relaxed);
         if let Ok(mut w) = waiting.lock() {
-            w.insert(id.to_string(), (n, json.clone()));
+            if w.len() < MAX_WAITING {
+                w.insert(id.to_string(), (n, json.clone()));
+            }
         }
     }
 }
