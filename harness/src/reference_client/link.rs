@@ -103,7 +103,9 @@ impl Link {
         match self {
             Link::Stdio(t) => match t.recv(deadline).await {
                 Recv::Line(line) => Incoming::Message(Box::new(Frame::decode_owned(line))),
-                Recv::Overflow { head, limit } => Incoming::Message(Box::new(Frame::oversized(&head, limit))),
+                Recv::Overflow { head, limit } => {
+                    Incoming::Message(Box::new(Frame::oversized(&head, limit)))
+                }
                 Recv::Closed => Incoming::Closed,
                 Recv::TimedOut => Incoming::TimedOut,
             },
@@ -287,7 +289,11 @@ async fn read_body(
             };
             for e in events.into_iter().filter(|e| !e.data.is_empty()) {
                 let frame = Frame::decode_owned(e.data.into_bytes());
-                if sender.send(Incoming::Message(Box::new(frame))).await.is_err() {
+                if sender
+                    .send(Incoming::Message(Box::new(frame)))
+                    .await
+                    .is_err()
+                {
                     return;
                 }
             }
