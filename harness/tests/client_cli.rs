@@ -110,27 +110,25 @@ fn a_fault_fails_the_run_and_baselines_judge_it() {
 fn clients_that_hang_write_nothing_or_fail_are_fails_naming_why() {
     let marker = format!("MCPSPEC_CLIENT_CLI_MARKER={}", std::process::id());
     let (key, value) = marker.split_once('=').unwrap();
+    // Only the hanging client gets the short timeout: a slow start must not pass for a hang.
     let cases = [
         (
             "hang.py",
+            "1",
             "the client did not finish within 1 s (it was killed)",
         ),
-        ("silent.py", "the client sent nothing to the peer"),
+        ("silent.py", "30", "the client sent nothing to the peer"),
         (
             "exit_one.py",
+            "30",
             "the client exited with status 1 (stderr: exit_one: failing on purpose)",
         ),
     ];
-    for (script, why) in cases {
+    for (script, timeout, why) in cases {
         let out = mcpspec()
             .env(key, value)
-            .args([
-                "client",
-                "--select",
-                "client/hygiene/jsonrpc-version",
-                "--timeout",
-                "1",
-            ])
+            .args(["client", "--select", "client/hygiene/jsonrpc-version"])
+            .args(["--timeout", timeout])
             .args(["--", "python3", &scripted(script)])
             .assert()
             .code(1);
