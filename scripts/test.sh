@@ -11,6 +11,9 @@ bash scripts/python-venv.sh
 echo "== TypeScript SDK fixture (npm ci: @modelcontextprotocol/sdk 1.32.2)"
 bash scripts/typescript-deps.sh
 
+echo "== TypeScript SDK v2 client fixture (npm ci: @modelcontextprotocol/client 2.4.0)"
+bash scripts/typescript-client-deps.sh
+
 echo "== Rust SDK fixture (cargo build --release: rmcp 3.11.0, into target/sdk-fixtures)"
 bash scripts/rust-sdk-fixture.sh
 

@@ -50,6 +50,13 @@ pub enum BaselineError {
 
 impl Baseline {
     pub fn load(path: &Path) -> Result<Self, BaselineError> {
+        let known: Vec<&str> = crate::catalogue::all().iter().map(|c| c.id).collect();
+        Self::load_for(path, &known)
+    }
+
+    /// As [`Baseline::load`], the entries checked against `known` (the ids of another check
+    /// list: `mcpspec client`'s).
+    pub fn load_for(path: &Path, known: &[&str]) -> Result<Self, BaselineError> {
         let p = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
             path: p.clone(),
@@ -60,7 +67,6 @@ impl Baseline {
                 path: p.clone(),
                 source,
             })?;
-        let known: Vec<&str> = crate::catalogue::all().iter().map(|c| c.id).collect();
         let unknown: Vec<&str> = baseline
             .entries
             .iter()

@@ -4,8 +4,10 @@
 //! This is part of the `mcpspec` binary (`main.rs`), not of the library: it turns flags into
 //! library calls and results into output and an exit code. `run.rs` owns `mcpspec run`,
 //! `negotiate.rs` the matrix, `listing.rs` `list` and `coverage`, `report.rs` `report`, `explain.rs` `explain` and `baseline`; `fuzz`/`replay` live in the
-//! library's `fuzz::cli`.
+//! library's `fuzz::cli`; `client.rs` owns `mcpspec client` (its fuzzer is the library's
+//! `client::fuzz`).
 
+pub mod client;
 pub mod explain;
 pub mod listing;
 pub mod negotiate;

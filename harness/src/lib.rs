@@ -33,6 +33,7 @@ pub mod baseline;
 pub mod catalogue;
 pub mod check;
 pub mod cli_values;
+pub mod client;
 pub mod coverage;
 pub mod default_run;
 pub mod driver;
@@ -46,6 +47,8 @@ pub mod output;
 pub mod pool;
 pub mod preflight;
 pub mod protocol;
+#[doc(hidden)]
+pub mod reference_client;
 pub mod replicas;
 pub mod report;
 pub mod requirements;

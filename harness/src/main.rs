@@ -59,6 +59,8 @@ enum Command {
     Report(cli::report::ReportArgs),
     /// Protected servers: `mcpspec auth issuer` serves the built-in test issuer.
     Auth(mcpspec::auth::cli::AuthCommand),
+    /// Test an MCP client: run it against scripted peers (`-- CLIENT…`), fuzz it, replay.
+    Client(Box<cli::client::ClientArgs>),
 }
 
 fn main() -> ExitCode {
@@ -78,6 +80,7 @@ fn main() -> ExitCode {
         Command::Report(args) => ExitCode::from(cli::report::run(args)),
         Command::Auth(args) => ExitCode::from(mcpspec::auth::cli::main(args)),
         Command::Coverage(args) => ExitCode::from(cli::listing::coverage(args)),
+        Command::Client(args) => ExitCode::from(cli::client::run(*args)),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "mcpspec", &mut out);

@@ -54,6 +54,8 @@ pub mod method {
     pub const PROMPTS_LIST: &str = "prompts/list";
     pub const PROMPTS_GET: &str = "prompts/get";
     pub const COMPLETION_COMPLETE: &str = "completion/complete";
+    /// A server -> client request (legacy), which a client answers.
+    pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
     pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
     pub const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
     pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";

@@ -280,6 +280,25 @@ pub struct RunReport {
     /// How many instances of the server the `stateless/*` checks used (POL-22), when several.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instances: Option<usize>,
+    /// Set for a run of `mcpspec client`: the subject is a client (`target` is its command),
+    /// and each scenario it ran is listed with how the client ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientRun>,
+}
+
+/// The scenarios of an `mcpspec client` run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientRun {
+    pub scenarios: Vec<ScenarioRun>,
+}
+
+/// One scenario of an `mcpspec client` run: how the client ended and how long it took.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScenarioRun {
+    pub name: String,
+    /// `exit status 0`, `killed by signal 11`, …
+    pub end: String,
+    pub duration_ms: u64,
 }
 
 /// The run's server processes: how many were started (probes, pooled, fresh and spares), under
@@ -353,6 +372,7 @@ impl RunReport {
             processes: None,
             negotiation_matrix: None,
             instances: None,
+            client: None,
         };
         report.summarize();
         report
@@ -443,13 +463,29 @@ impl RunReport {
             self.mcpspec_version, self.target, self.transport
         );
         let n = &self.negotiated;
-        let _ = writeln!(
-            out,
-            "negotiated: {} {} — {}",
-            n.era,
-            n.version.as_deref().unwrap_or("-"),
-            n.path
-        );
+        match &self.client {
+            Some(run) => {
+                let ok = run
+                    .scenarios
+                    .iter()
+                    .filter(|s| s.end == "exit status 0")
+                    .count();
+                let _ = writeln!(
+                    out,
+                    "client under test: {} scenario(s), {ok} ended with exit status 0",
+                    run.scenarios.len()
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "negotiated: {} {} — {}",
+                    n.era,
+                    n.version.as_deref().unwrap_or("-"),
+                    n.path
+                );
+            }
+        }
         let mut areas: BTreeMap<usize, (&str, Vec<&CheckResult>)> = BTreeMap::new();
         let mut order: Vec<&str> = Vec::new();
         for r in &self.results {

@@ -107,6 +107,7 @@ fn fixed_report() -> RunReport {
         processes: None,
         negotiation_matrix: None,
         instances: None,
+        client: None,
         summary: Summary {
             stale: vec!["modern/discover/result-shape".into()],
             ..Summary::default()

@@ -5,6 +5,7 @@
 //! `protocol` and `error`.
 
 pub mod faults;
+pub mod http_hook;
 
 use std::fmt;
 use std::str::FromStr;
@@ -131,6 +132,9 @@ pub struct HttpOptions {
     pub header_tool: bool,
     /// Authorization mode (`--auth-issuer`): every request needs a bearer token.
     pub auth: Option<AuthOptions>,
+    /// A hook below the protocol that sees (and may answer or rewrite) every HTTP exchange
+    /// ([`http_hook`]); none by default.
+    pub hook: Option<std::sync::Arc<dyn http_hook::HttpHook>>,
 }
 
 impl Default for HttpOptions {
@@ -142,6 +146,7 @@ impl Default for HttpOptions {
             sse: false,
             header_tool: false,
             auth: None,
+            hook: None,
         }
     }
 }

@@ -111,6 +111,7 @@ fn main() -> ExitCode {
                     issuer,
                     resource: cli.auth_resource,
                 }),
+            ..HttpOptions::default()
         },
         sealing_key: cli.sealing_key,
         ..Config::default()

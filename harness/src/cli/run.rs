@@ -183,7 +183,7 @@ pub fn report_only(args: RunArgs) -> Result<RunReport, u8> {
 }
 
 /// Why `mcpspec run` ends before the report's verdict decides the exit code.
-enum Stop {
+pub(super) enum Stop {
     /// A flag, a file or the machine is wrong (exit 2).
     Usage(String),
     /// The target cannot be tested (exit 3).
@@ -194,7 +194,7 @@ enum Stop {
 
 impl Stop {
     /// Prints `mcpspec: <message>` to stderr; the exit code.
-    fn exit_code(self) -> u8 {
+    pub(super) fn exit_code(self) -> u8 {
         match self {
             Stop::Usage(message) => usage_error(message),
             Stop::Target(message) => {
@@ -220,15 +220,16 @@ struct Plan {
     both_transports: bool,
 }
 
-/// Where the report goes, and the known failures it is judged against.
-struct Outputs {
-    baseline: Option<Baseline>,
+/// Where the report goes, and the known failures it is judged against (`mcpspec client`
+/// writes its report the same way).
+pub(super) struct Outputs {
+    pub(super) baseline: Option<Baseline>,
     /// Each a file, or stdout in place of the console report (one at most).
-    files: super::ReportFiles,
+    pub(super) files: super::ReportFiles,
     /// A directory for each check's transcript as YAML.
-    transcripts: Option<PathBuf>,
+    pub(super) transcripts: Option<PathBuf>,
     /// What a transcript file says the check ran with (for `mcpspec replay`).
-    replay: mcpspec::report::ReplayHints,
+    pub(super) replay: mcpspec::report::ReplayHints,
 }
 
 /// The run's options from its flags; a usage error if the target, the baseline or the selection
@@ -432,7 +433,7 @@ fn execute(
 
 /// Applies the baseline, writes every output `outputs` asks for, and decides the exit code: 3 if
 /// the target failed during the run, else 0 if the report passed and 1 if not.
-fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<u8, Stop> {
+pub(super) fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<u8, Stop> {
     if let Some(b) = &outputs.baseline {
         b.apply(&mut report);
     }

@@ -229,18 +229,43 @@ fn checks(out: &mut String, report: &Value) {
         by_area.entry(area).or_default().push(r);
     }
     let catalogue = crate::catalogue::all();
+    // A client run (`mcpspec client`): mcpspec is the server side of each conversation.
+    let sides = if report.get("client").is_some_and(|c| !c.is_null()) {
+        Sides::CLIENT_RUN
+    } else {
+        Sides::SERVER_RUN
+    };
     out.push_str("<main>");
     for area in order {
         let _ = write!(out, "<section class=\"area\"><h2>{}</h2>", esc(&area));
         for r in by_area.get(&area).into_iter().flatten() {
-            check(out, r, &catalogue);
+            check(out, r, &catalogue, sides);
         }
         out.push_str("</section>\n");
     }
     out.push_str("</main>");
 }
 
-fn check(out: &mut String, r: &Value, catalogue: &[crate::check::Check]) {
+/// The two sides of a conversation: who sends what the transcript calls `send` (mcpspec) and
+/// who sends what it calls `recv`.
+#[derive(Debug, Clone, Copy)]
+struct Sides {
+    mcpspec: &'static str,
+    other: &'static str,
+}
+
+impl Sides {
+    const SERVER_RUN: Sides = Sides {
+        mcpspec: "client (mcpspec)",
+        other: "server",
+    };
+    const CLIENT_RUN: Sides = Sides {
+        mcpspec: "server (mcpspec)",
+        other: "client under test",
+    };
+}
+
+fn check(out: &mut String, r: &Value, catalogue: &[crate::check::Check], sides: Sides) {
     let id = text(&r["id"]);
     let outcome = &r["outcome"];
     let kind = text(&outcome["kind"]);
@@ -271,7 +296,7 @@ fn check(out: &mut String, r: &Value, catalogue: &[crate::check::Check]) {
     );
     verdict(out, r, catalogue.iter().find(|c| c.id == id));
     requirements_list(out, &requirement_ids);
-    conversation(out, r);
+    conversation(out, r, sides);
     out.push_str("</div></details></article>\n");
 }
 
@@ -362,7 +387,7 @@ fn requirements_list(out: &mut String, ids: &[String]) {
 
 /// The transcript as a conversation: client bubbles left, server bubbles right, other events
 /// across both columns.
-fn conversation(out: &mut String, r: &Value) {
+fn conversation(out: &mut String, r: &Value, sides: Sides) {
     let Some(entries) = r["transcript"].as_array().filter(|e| !e.is_empty()) else {
         return;
     };
@@ -380,9 +405,11 @@ fn conversation(out: &mut String, r: &Value) {
             }
         }
     }
-    out.push_str(
-        "<div class=\"conversation\"><div class=\"side client\">client (mcpspec)</div>\
-         <div class=\"side server\">server</div>",
+    let _ = write!(
+        out,
+        "<div class=\"conversation\"><div class=\"side client\">{}</div>\
+         <div class=\"side server\">{}</div>",
+        sides.mcpspec, sides.other
     );
     for e in entries {
         let event = text(&e["event"]);

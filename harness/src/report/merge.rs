@@ -262,6 +262,7 @@ mod tests {
                 by_reason: Default::default(),
                 replaced: 0,
             }),
+            client: None,
             negotiation_matrix: None,
             instances: None,
         };

@@ -61,9 +61,17 @@
 //! [`HttpOptions::allowed_origins`], else 403 (HTTP-2). Bodies over
 //! [`HttpOptions::max_body`] (4 MiB by default) get 413. The binary binds 127.0.0.1 unless
 //! told otherwise.
+//!
+//! # The endpoint hook
+//!
+//! With [`HttpOptions::hook`] set, a tap (`http/hook.rs`) sits outside all of the above: it
+//! shows the hook each request before the server sees it (the hook may answer it instead) and
+//! each response as it is sent (the hook may ask to rewrite it first); see
+//! [`crate::config::http_hook`].
 
 mod auth;
 mod headers;
+mod hook;
 mod session;
 mod shared;
 mod sse;
@@ -168,14 +176,23 @@ pub(crate) async fn serve(
         Some(options) => Some(Arc::new(auth::Guard::new(options, listener.local_addr()?))),
         None => None,
     };
+    let hook = shared.config.http.hook.clone();
+    let max_body = shared.config.http.max_body;
     let mut router = Router::new().route(ENDPOINT, any(endpoint));
     if let Some(guard) = &guard {
         router = router.route(guard.metadata_path(), get_route(resource_metadata));
     }
-    let router =
+    let mut router =
         router
             .fallback(not_found)
             .with_state((shared, Arc::new(Sessions::default()), guard));
+    // The hook's tap is outermost: it sees every request before the server's own checks.
+    if let Some(hook) = hook {
+        router = router.layer(axum::middleware::from_fn_with_state(
+            hook::Tap::new(hook, max_body),
+            hook::tap,
+        ));
+    }
     let mut stop = stop;
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
