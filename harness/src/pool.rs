@@ -305,10 +305,8 @@ impl Processes {
             if let Ok(slot) = self.slots.clone().try_acquire_owned() {
                 return Some(slot);
             }
-            let spare = self.spares.lock().ok().and_then(|mut s| s.pop_back());
-            if spare.is_none() {
-                return None;
-            }
+            // A spare ended (dropped) for the place; none left: no place to take.
+            self.spares.lock().ok().and_then(|mut s| s.pop_back())?;
         }
     }
 
