@@ -135,6 +135,10 @@ pub struct Peer {
     /// Whether what arrives is the check's to judge: off while earlier traffic is replayed
     /// before it (POL-30), whose answers are recorded but never validated.
     judging: bool,
+    /// The check ended the server on purpose (closed its input, or terminated it).
+    ended_on_purpose: bool,
+    /// A write to the server failed.
+    write_failed: bool,
 }
 
 /// Outstanding ids kept per connection; past this the connection counts as broken.
@@ -151,6 +155,7 @@ impl Drop for Peer {
             slot: self.slot.take(),
             outstanding: std::mem::take(&mut self.outstanding),
             broken: self.broken || self.closed,
+            died: (self.closed || self.write_failed) && !self.ended_on_purpose,
         };
         if let Ok(mut slot) = slot.lock() {
             *slot = Some(back);
@@ -210,6 +215,8 @@ impl Peer {
             slot: None,
             broken: false,
             judging: true,
+            ended_on_purpose: false,
+            write_failed: false,
         }
     }
 
@@ -249,6 +256,13 @@ impl Peer {
     /// Treats the server as up (it answered on an earlier connection): no start-up allowance.
     pub fn assume_heard(&mut self) {
         self.heard = true;
+    }
+
+    /// The transport whatever state it is in (a server that closed during a handshake: the
+    /// check that takes it reads the close).
+    pub fn take_transport(mut self) -> LineTransport {
+        self.hand_back = None;
+        std::mem::replace(&mut self.transport, LineTransport::detached())
     }
 
     /// The transport, for the pool to keep; `None` once the peer broke the connection.
@@ -308,6 +322,7 @@ impl Peer {
         let deadline = Instant::now() + self.settings.expect_timeout;
         if let Err(e) = self.transport.send(bytes, deadline).await {
             self.broken = true;
+            self.write_failed = true;
             self.rec.record(
                 self.conn,
                 Event::SendFailed {
@@ -869,6 +884,7 @@ impl Peer {
     /// Closes the server's input (EOF on its stdin).
     pub async fn close_input(&mut self) {
         self.broken = true;
+        self.ended_on_purpose = true;
         self.rec.record(self.conn, Event::CloseInput);
         self.transport.close_input().await;
     }
@@ -891,6 +907,7 @@ impl Peer {
     /// records how it ended.
     pub async fn terminate(&mut self, within: Duration) -> Liveness {
         self.broken = true;
+        self.ended_on_purpose = true;
         self.transport.terminate(within).await;
         let l = self.transport.liveness();
         let how = match &l {

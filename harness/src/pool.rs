@@ -7,18 +7,19 @@
 //!                      │     session of V, else a new one whose handshake is recorded
 //!                      └── anything else ──> fresh(): a warm spare, else a new spawn
 //!
-//!  after a Shared check: give_back() ── liveness: a request for a method the server serves
-//!    (the modern one, or the legacy one in a session) under an id no check uses must be
-//!    answered; what arrives before that answer is drained into the check's transcript
+//!  after a Shared check: give_back() ── liveness: a `server/discover` (a `ping` in a legacy
+//!    session) under an id no check uses must be answered; what arrives before that answer is
+//!    drained into the check's transcript
 //!    (marked, never judged); a process that died or went silent is charged to the check (the
 //!    runner's verdict says so) and replaced; one with a request of the check still unanswered,
 //!    or a connection the check closed, is retired (killed, not charged)
 //! ```
 //!
 //! Malformed input goes to shared processes too: the liveness request after the check decides
-//! whether the process is still fit to serve the next one. It asks for a method the server
-//! serves, not only `server/discover`, so a server that answers discover but no longer serves
-//! anything else after some input is caught by the check that sent that input.
+//! whether the process is still fit to serve the next one. A server that still answers it but
+//! no longer serves anything else after some input fails the next check on that process; that
+//! verdict does not recur on a fresh process, and the earlier traffic that reproduces it (the
+//! input, shrunk) opens its transcript (POL-30).
 //!
 //! The same liveness request follows every shared-class check when it runs on a fresh process
 //! (`--isolation fresh`, or a confirmation, POL-30), so a check's verdict never depends on
@@ -100,12 +101,13 @@ struct Idle {
 }
 
 /// What the pool must know of the server to keep processes: the request a liveness check sends
-/// in each era, and how long a start takes.
+/// in each era (`server/discover`, `ping`: cheap, and served by every server of the era), and
+/// how long a start takes.
 #[derive(Debug, Clone)]
 pub struct Plan {
-    /// A modern method the server serves (its liveness request).
+    /// The modern liveness request.
     pub modern_liveness: &'static str,
-    /// A legacy method the server serves in a session (`ping` at least).
+    /// The liveness request in a legacy session.
     pub legacy_liveness: &'static str,
     /// How long the server took to start (spawn to first answer), when measured.
     pub startup: Option<Duration>,
@@ -587,12 +589,9 @@ impl Processes {
         .spawned_at(at);
         let handshake = Arc::new(peer.begin_session(version).await);
         peer.drain_backlog();
-        let transport = peer.into_transport().ok_or_else(|| {
-            StartError::new(format!(
-                "a new server process closed during the legacy handshake at {version} ({})",
-                handshake.reply.describe()
-            ))
-        })?;
+        // A server that closed during the handshake is handed over as it is: the check judges
+        // the handshake's reply, and the session is never pooled (it did not begin).
+        let transport = peer.take_transport();
         let spawned = Spawned {
             transport,
             at,
@@ -608,8 +607,8 @@ impl Processes {
         json!(format!("mcpspec-liveness-{n}"))
     }
 
-    /// After a shared check: proves the process alive with a liveness request for a method it
-    /// serves (the legacy one in a session), under an id no check uses; drains what came before
+    /// After a shared check: proves the process alive with a liveness request (`ping` in a
+    /// session), under an id no check uses; drains what came before
     /// its answer into `rec` (marked); and puts the process back in the pool (when `keep`, and
     /// a session only if its handshake began it), retires it, or reports that it stopped
     /// (charged to `check`).
@@ -629,7 +628,24 @@ impl Processes {
             slot: _,
             mut outstanding,
             broken,
+            died,
         } = back;
+        if died {
+            let why = "the server stopped during this check: it closed its output (or stopped \
+                       reading its input), which the check did not ask for";
+            rec.record(
+                conn,
+                Event::Note {
+                    text: format!("shared process (POL-21): {why}"),
+                },
+            );
+            if keep {
+                if let Ok(mut c) = self.counts.lock() {
+                    c.replaced += 1;
+                }
+            }
+            return AfterCheck::Stopped(why.into());
+        }
         if broken {
             return AfterCheck::Alive;
         }

@@ -224,9 +224,8 @@ async fn run_counted(
         })
         .count();
     let plan = crate::pool::Plan {
-        modern_liveness: crate::catalogue::served_method(&facts),
-        legacy_liveness: crate::catalogue::served_method_in(&facts, crate::outcome::Era::Legacy),
         startup: facts.startup,
+        ..crate::pool::Plan::default()
     };
     let processes = Arc::new(crate::pool::Processes::new(
         target.clone(),

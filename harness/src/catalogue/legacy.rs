@@ -415,12 +415,18 @@ async fn invalid_cancellation_ignored(s: &mut Scenario) -> Verdict {
 }
 
 async fn server_request_ids_unique(s: &mut Scenario) -> Verdict {
-    let (mut peer, _) = handshake(s, version::LATEST_LEGACY).await?;
+    let (mut peer, reply, session) = s.session(version::LATEST_LEGACY).await?;
+    reply.expect_result("initialize")?;
     peer.call(request(method::PING)).await;
     let _ = peer.expect_silence().await;
     let mut seen = BTreeSet::new();
-    for f in &peer.server_requests {
-        let id = f.raw_id().cloned().unwrap_or(Value::Null);
+    // The session's handshake's server→client requests, then this check's.
+    let ids = session.server_request_ids.iter().cloned().chain(
+        peer.server_requests
+            .iter()
+            .map(|f| f.raw_id().cloned().unwrap_or(Value::Null)),
+    );
+    for id in ids {
         if id.is_null() {
             return Ok(Outcome::fail("a server→client request with a null id"));
         }

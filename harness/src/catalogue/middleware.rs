@@ -104,7 +104,7 @@ pub fn group() -> Vec<Check> {
             requirements: &["RPC-5", "POL-12"],
             level: Level::Must,
             era: Era::Modern,
-            isolation: Isolation::Shared,
+            isolation: Isolation::Fresh(Fresh::ProbeLog),
             needs: &[Need::ProbeProfile, Need::Modern],
             description: "`tools/call` without `name`, with a probe `rewrite` adding \
                           `name: mcpspec_probe_log`.",

@@ -23,6 +23,9 @@ pub struct Returned {
     pub outstanding: Vec<String>,
     /// The check broke the connection (it closed, a write failed): not reusable.
     pub broken: bool,
+    /// The server closed its output, or stopped reading, during the check, which did not end
+    /// it on purpose: it died (charged to the check, POL-21).
+    pub died: bool,
 }
 
 /// The slot a leased peer puts its connection in when it is dropped.

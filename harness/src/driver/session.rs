@@ -49,6 +49,9 @@ pub struct Handshake {
     /// Replies nothing asked for after `notifications/initialized`, ordered by a ping round
     /// trip (LEG-3: a notification gets no reply): their text.
     pub stray_replies: Vec<String>,
+    /// The ids of the server→client requests that came during the handshake (LEG-14: unique
+    /// within the session), in order.
+    pub server_request_ids: Vec<Value>,
     /// Every event of the handshake, as recorded.
     pub entries: Vec<Entry>,
 }
@@ -75,6 +78,7 @@ impl Peer {
             reply,
             early_requests: Vec::new(),
             stray_replies: Vec::new(),
+            server_request_ids: Vec::new(),
             entries: Vec::new(),
         };
         if handshake.began() {
@@ -95,6 +99,11 @@ impl Peer {
                 .map(crate::wire::Frame::text)
                 .collect();
         }
+        handshake.server_request_ids = self
+            .server_requests
+            .iter()
+            .map(|f| f.raw_id().cloned().unwrap_or(Value::Null))
+            .collect();
         handshake.entries = self.rec.entries();
         handshake
     }
