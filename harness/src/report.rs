@@ -26,6 +26,9 @@ use crate::requirements;
 use crate::target::Target;
 use crate::transcript::Entry;
 
+/// The policy every check of the feature surface cites (what is read and called).
+pub const FEATURE_POLICY: &str = "POL-31";
+
 /// The result of one check.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CheckResult {
@@ -69,6 +72,12 @@ impl CheckResult {
             transport: None,
             transcript,
         }
+    }
+
+    /// Whether the check belongs to the feature surface (it cites POL-31): the reports group
+    /// these under "Features", item by item.
+    pub fn is_feature(&self) -> bool {
+        self.requirements.iter().any(|r| r == FEATURE_POLICY)
     }
 
     /// The area for grouping: the id without its last segment.

@@ -439,7 +439,7 @@ impl Generator<'_> {
             )));
         }
         if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
-            return self.from_pattern(pattern, min, max).map(Value::String);
+            return self.matching(pattern, min, max).map(Value::String);
         }
         let variant = (!self.plain).then(|| self.rng.below(1000));
         if let Some(format) = schema
@@ -458,7 +458,7 @@ impl Generator<'_> {
 
     /// A string matching `pattern` (searched anywhere, as JSON Schema reads it) with a length
     /// in `min..=max`: repetitions grow until the length is reached.
-    fn from_pattern(
+    fn matching(
         &mut self,
         pattern: &str,
         min: u64,
