@@ -212,7 +212,7 @@ fn coverage_prints_the_figure_json_and_markdown() {
         &mcpspec().args(["coverage", "--json"]).assert().code(0),
     ))
     .unwrap();
-    assert_eq!(json["total"], 97);
+    assert_eq!(json["total"], 112);
     assert_eq!(json["requirements"].as_array().unwrap().len(), 112);
     let md = stdout(&mcpspec().args(["coverage", "--markdown"]).assert().code(0));
     assert!(md.starts_with("## Requirement coverage:"), "{md}");

@@ -277,7 +277,8 @@ impl Tally {
         self.push(item, Kind::Info, message, evidence);
     }
 
-    /// The item passes with `ok` when `problems` is empty, else fails naming every problem.
+    /// The item passes with `ok` when `problems` is empty, else fails naming every problem;
+    /// either way `evidence` is the reply it rests on.
     pub fn judge(
         &mut self,
         item: impl Into<String>,
@@ -286,7 +287,7 @@ impl Tally {
         evidence: Option<Evidence>,
     ) {
         if problems.is_empty() {
-            self.push(item, Kind::Pass, ok, None);
+            self.push(item, Kind::Pass, ok, evidence);
         } else {
             self.push(item, Kind::Fail, problems.join("; "), evidence);
         }

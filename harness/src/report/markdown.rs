@@ -140,9 +140,10 @@ impl RunReport {
                 continue;
             }
             for item in items {
+                // A pass names what it judged; anything else quotes the reply too.
                 let message = match &item.evidence {
-                    Some(e) => format!("{} [judged: {e}]", item.message),
-                    None => item.message.clone(),
+                    Some(e) if item.kind != Kind::Pass => format!("{} [judged: {e}]", item.message),
+                    _ => item.message.clone(),
                 };
                 let _ = writeln!(
                     out,
