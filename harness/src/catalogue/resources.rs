@@ -266,12 +266,14 @@ fn template_item(template: &Value, index: usize) -> String {
     }
 }
 
-/// The templates of the listing, or an outcome: a skip-worthy Info when the server does not
-/// serve `resources/templates/list` (-32601: the method is optional to serve).
+/// The templates of the listing, or an outcome. A server that does not serve
+/// `resources/templates/list` (-32601) is `not_served`'s: the shape check records it (Info),
+/// the others have nothing to do (Skipped).
 async fn templates(
     s: &Scenario,
     peer: &mut Peer,
     max: usize,
+    not_served: fn(String) -> Outcome,
 ) -> Result<(surface::Walk, Vec<Value>), Outcome> {
     let walk = match surface::walk(
         s,
@@ -284,11 +286,15 @@ async fn templates(
     {
         Ok(walk) => walk,
         Err(f) if f.code() == Some(code::METHOD_NOT_FOUND) => {
-            return Err(Outcome::info(format!(
-                "resources/templates/list is not served ({}): no templates to judge",
+            let outcome = not_served(format!(
+                "resources/templates/list is not served ({}): no templates",
                 f.reply.describe()
-            ))
-            .with_evidence(f.reply.evidence()));
+            ));
+            return Err(if outcome.wants_evidence() {
+                outcome.with_evidence(f.reply.evidence())
+            } else {
+                outcome
+            });
         }
         Err(f) => return Err(f.fail()),
     };
@@ -305,7 +311,7 @@ async fn templates_shape(s: &mut Scenario) -> Verdict {
     surface::require(s, &["resources"])?;
     let max = s.options().max_items;
     let mut peer = s.connect_any_era().await?;
-    let (walk, listed) = templates(s, &mut peer, max).await?;
+    let (walk, listed) = templates(s, &mut peer, max, Outcome::info).await?;
     let mut tally = Tally::new("templates", "FEAT-5");
     walk.record_findings(&mut tally);
     for (i, template) in listed.iter().enumerate() {
@@ -348,7 +354,7 @@ async fn read_expanded(s: &mut Scenario) -> Verdict {
     let max = s.options().max_items;
     let completes = surface::advertised(s, "completions");
     let mut peer = s.connect_any_era().await?;
-    let (walk, listed) = templates(s, &mut peer, max).await?;
+    let (walk, listed) = templates(s, &mut peer, max, Outcome::skipped).await?;
     let mut tally = Tally::new("templates", "FEAT-4, FEAT-5");
     walk.record_findings(&mut tally);
     // The listed resources, asked once: an instance of a template gives it example values.
