@@ -209,10 +209,10 @@ mod tests {
     #[test]
     fn coverage_counts_every_requirement_once() {
         let c = Coverage::of(&catalogue::all());
-        assert_eq!(c.total, 97);
+        assert_eq!(c.total, 112);
         assert_eq!(c.requirements.len(), 112);
-        assert_eq!(c.by_era.values().map(|t| t.total).sum::<usize>(), 97);
-        assert_eq!(c.by_level.values().map(|t| t.total).sum::<usize>(), 97);
+        assert_eq!(c.by_era.values().map(|t| t.total).sum::<usize>(), 112);
+        assert_eq!(c.by_level.values().map(|t| t.total).sum::<usize>(), 112);
         assert_eq!(
             c.by_era.values().map(|t| t.covered).sum::<usize>(),
             c.covered
