@@ -73,9 +73,9 @@ async fn judge_one(
     let reply = peer
         .call(surface::complete(reference, argument, &Map::new()))
         .await;
-    tally.schema(item.clone(), &s.take_schema_findings());
+    let schema = surface::violations(&s.take_schema_findings());
     let Some(result) = reply.result() else {
-        tally.push(
+        tally.unanswered(
             item,
             Kind::Fail,
             format!(
@@ -83,14 +83,17 @@ async fn judge_one(
                  arguments",
                 reply.describe()
             ),
+            schema,
             reply.evidence(),
         );
         return reply.error().is_some();
     };
     let values = surface::completion_values(result);
+    let mut problems = surface::completion_problems(result);
+    problems.extend(schema);
     tally.judge(
         item,
-        surface::completion_problems(result),
+        problems,
         format!("{} value(s){}", values.len(), sample(&values)),
         reply.evidence(),
     );

@@ -90,7 +90,7 @@ async fn get_listed(s: &mut Scenario) -> Verdict {
                     .param("arguments", Value::Object(arguments.clone())),
             )
             .await;
-        tally.schema(item.clone(), &s.take_schema_findings());
+        let schema = surface::violations(&s.take_schema_findings());
         let with = format!("with {}", preview(&Value::Object(arguments), 80));
         let Some(result) = reply.result() else {
             let answered = reply.error().is_some();
@@ -114,10 +114,11 @@ async fn get_listed(s: &mut Scenario) -> Verdict {
                     "; FEAT-6: a listed prompt with its required arguments is rendered".into(),
                 )
             };
-            tally.push(
+            tally.unanswered(
                 item,
                 kind,
                 format!("{with}: {}{why}", reply.describe()),
+                schema,
                 reply.evidence(),
             );
             if !answered {
@@ -129,9 +130,11 @@ async fn get_listed(s: &mut Scenario) -> Verdict {
             .get("messages")
             .and_then(Value::as_array)
             .map_or(0, Vec::len);
+        let mut problems = surface::prompt_problems(result);
+        problems.extend(schema);
         tally.judge(
             item,
-            surface::prompt_problems(result),
+            problems,
             format!("{with}: {count} message(s)"),
             reply.evidence(),
         );

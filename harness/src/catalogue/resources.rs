@@ -207,8 +207,7 @@ async fn read_one(
     let reply = peer
         .call(request(method::RESOURCES_READ).param("uri", json!(uri)))
         .await;
-    let findings = s.take_schema_findings();
-    tally.schema(item.clone(), &findings);
+    let schema = surface::violations(&s.take_schema_findings());
     let Some(result) = reply.result() else {
         let answered = reply.error().is_some();
         let kind = if answered && expanded {
@@ -228,10 +227,11 @@ async fn read_one(
                 reply.describe()
             )
         };
-        tally.push(item, kind, message, reply.evidence());
+        tally.unanswered(item, kind, message, schema, reply.evidence());
         return answered;
     };
-    let problems = surface::read_problems(uri, result, mime);
+    let mut problems = surface::read_problems(uri, result, mime);
+    problems.extend(schema);
     if problems.is_empty()
         && result
             .get("contents")

@@ -295,7 +295,29 @@ impl Tally {
         }
     }
 
-    /// Schema violations of the messages about `item` (SCHEMA-1, POL-20), as one failing item.
+    /// An item whose request got no result: `kind` with `message`, unless what came breaks its
+    /// schema (`schema`, from [`violations`]): then a Fail naming the violations too.
+    pub fn unanswered(
+        &mut self,
+        item: impl Into<String>,
+        kind: Kind,
+        message: String,
+        schema: Vec<String>,
+        evidence: Option<Evidence>,
+    ) {
+        if schema.is_empty() {
+            self.push(item, kind, message, evidence);
+        } else {
+            self.push(
+                item,
+                Kind::Fail,
+                format!("{message}; {}", schema.join("; ")),
+                evidence,
+            );
+        }
+    }
+
+    /// Schema violations of a page (SCHEMA-1, POL-20), as one failing item of its own.
     pub fn schema(&mut self, item: impl Into<String>, findings: &[SchemaFinding]) {
         let Some(first) = findings.first() else {
             return;
@@ -375,6 +397,16 @@ impl Tally {
         };
         outcome.with_items(self.judged)
     }
+}
+
+/// The SCHEMA-1 violations of the messages about one item (taken from the scenario after its
+/// request, POL-20), as problems of that item.
+pub fn violations(findings: &[SchemaFinding]) -> Vec<String> {
+    findings
+        .iter()
+        .flat_map(|f| f.violations.iter())
+        .map(|v| format!("schema violation (SCHEMA-1): {v}"))
+        .collect()
 }
 
 /// The items named (with their messages when `messages`), the first few of them.

@@ -131,36 +131,29 @@ async fn call_one(
         }
     };
     let reply = peer.call(call_tool(name, args.clone())).await;
-    let findings = s.take_schema_findings();
+    let schema = surface::violations(&s.take_schema_findings());
     let called = format!("called with {}", preview(&args, 80));
     let Some(result) = reply.result() else {
-        if reply.error().is_some() {
-            tally.schema(item.clone(), &findings);
-            tally.info(
-                item,
+        let answered = reply.error().is_some();
+        let (kind, message) = if answered {
+            (
+                crate::outcome::Kind::Info,
                 format!(
                     "{called}: the tool refused the generated arguments with {}",
                     reply.describe()
                 ),
-                reply.evidence(),
-            );
-            return true;
-        }
-        tally.push(
-            item,
-            crate::outcome::Kind::Fail,
-            format!("{called}: {}", reply.describe()),
-            reply.evidence(),
-        );
-        return false;
+            )
+        } else {
+            (
+                crate::outcome::Kind::Fail,
+                format!("{called}: {}", reply.describe()),
+            )
+        };
+        tally.unanswered(item, kind, message, schema, reply.evidence());
+        return answered;
     };
     let mut problems = result_problems(result, tool, name);
-    problems.extend(
-        findings
-            .iter()
-            .flat_map(|f| f.violations.iter())
-            .map(|v| format!("schema violation (SCHEMA-1): {v}")),
-    );
+    problems.extend(schema);
     let failed = result.get("isError") == Some(&Value::Bool(true));
     if problems.is_empty() && failed {
         tally.info(
@@ -190,9 +183,7 @@ async fn call_one(
             "{called}: content [{}]{structured}",
             surface::block_types(&content)
         ),
-        reply
-            .evidence()
-            .or_else(|| findings.first().and_then(|f| f.evidence.clone())),
+        reply.evidence(),
     );
     true
 }
