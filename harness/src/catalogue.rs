@@ -26,6 +26,14 @@ mod schema;
 mod stateless;
 mod subscriptions;
 mod support;
+// The feature surface, on its success paths (POL-31, issue 28).
+mod completion;
+mod pagination;
+mod prompts;
+mod resources;
+mod surface;
+mod tool_calls;
+mod uri_template;
 
 pub(crate) use support::{served_method, served_method_in};
 
@@ -40,6 +48,11 @@ pub fn all() -> Vec<Check> {
         tools::group(),
         features::group(),
         lists::group(),
+        tool_calls::group(),
+        resources::group(),
+        prompts::group(),
+        completion::group(),
+        pagination::group(),
         subscriptions::group(),
         logging::group(),
         progress::group(),

@@ -262,12 +262,30 @@ impl Facts {
 }
 
 /// Options the checks can see.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct CheckOptions {
     /// Tools the user allowed mcpspec to call (POL-12).
     pub allowed_tools: Vec<String>,
     /// Whether the target implements the probe profile.
     pub probe_profile: bool,
+    /// `--max-items`: the most items of one list the feature-surface checks read, get or
+    /// complete (POL-31).
+    pub max_items: usize,
+}
+
+impl CheckOptions {
+    /// The default `--max-items` (POL-31).
+    pub const DEFAULT_MAX_ITEMS: usize = 50;
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            allowed_tools: Vec::new(),
+            probe_profile: false,
+            max_items: Self::DEFAULT_MAX_ITEMS,
+        }
+    }
 }
 
 /// Where a [`Isolation::Shared`] check's shared connection comes from.

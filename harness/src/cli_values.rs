@@ -70,6 +70,14 @@ pub fn max_message() -> RangedU64ValueParser<usize> {
     RangedU64ValueParser::<usize>::new().range(MIN_MAX_MESSAGE..)
 }
 
+/// The largest `--max-items`: beyond it a run reads more than any report can show usefully.
+pub const MAX_ITEMS: usize = 10_000;
+
+/// `--max-items`: 1 to [`MAX_ITEMS`].
+pub fn max_items() -> RangedU64ValueParser<usize> {
+    RangedU64ValueParser::<usize>::new().range(1..=MAX_ITEMS as u64)
+}
+
 /// `--jobs`: 1 to [`MAX_JOBS`].
 pub fn jobs() -> RangedU64ValueParser<usize> {
     RangedU64ValueParser::<usize>::new().range(1..=MAX_JOBS)

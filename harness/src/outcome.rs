@@ -51,9 +51,27 @@ pub struct Outcome {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Evidence>,
     /// What was expected and what came, when the verdict is one such comparison. The message
-    /// says it in words; the HTML report sets the two side by side.
+    /// says it in words; the HTML report sets the two side by side. Boxed: an `Outcome` is the
+    /// `Err` of every check step, so it stays small.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mismatch: Option<Mismatch>,
+    pub mismatch: Option<Box<Mismatch>>,
+    /// The items a feature-surface check judged one by one (POL-31): each tool, resource,
+    /// template or prompt with its own verdict. The reports list them under "Features".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<Judged>,
+}
+
+/// One item a feature-surface check judged (POL-31): what it is, how it fared and the
+/// message that showed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Judged {
+    /// The item as a verdict names it: "tool `echo`", "resource mcpspec://…", "prompt `x`".
+    pub item: String,
+    pub kind: Kind,
+    pub message: String,
+    /// The transcript entry the item's verdict rests on (its reply), quoted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
 }
 
 /// What a check expected and what came instead: a mismatch as a value (h2spec's TestError),
@@ -113,7 +131,14 @@ impl Outcome {
             message: message.into(),
             evidence: None,
             mismatch: None,
+            items: Vec::new(),
         }
+    }
+
+    /// The same verdict, with the items it judged one by one.
+    pub fn with_items(mut self, items: Vec<Judged>) -> Self {
+        self.items = items;
+        self
     }
 
     /// A Fail saying what `what` expected and what came instead (see [`Mismatch::describe`]).
@@ -124,7 +149,7 @@ impl Outcome {
 
     /// The same verdict, carrying the comparison it states.
     pub fn with_mismatch(mut self, mismatch: Mismatch) -> Self {
-        self.mismatch = Some(mismatch);
+        self.mismatch = Some(Box::new(mismatch));
         self
     }
 
@@ -174,8 +199,7 @@ impl Outcome {
             Kind::NonStrict => Self {
                 kind: Kind::Fail,
                 message: format!("(strict) {}", self.message),
-                evidence: self.evidence,
-                mismatch: self.mismatch,
+                ..self
             },
             _ => self,
         }
@@ -266,7 +290,10 @@ mod tests {
         let o = Outcome::mismatch("tools/list", "error -32601", "a result");
         assert_eq!(o.kind, Kind::Fail);
         assert_eq!(o.message, "tools/list: expected error -32601, got a result");
-        assert_eq!(o.mismatch, Some(Mismatch::new("error -32601", "a result")));
+        assert_eq!(
+            o.mismatch.as_deref(),
+            Some(&Mismatch::new("error -32601", "a result"))
+        );
     }
 
     #[test]

@@ -26,6 +26,9 @@ use crate::requirements;
 use crate::target::Target;
 use crate::transcript::Entry;
 
+/// The policy every check of the feature surface cites (what is read and called).
+pub const FEATURE_POLICY: &str = "POL-31";
+
 /// The result of one check.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CheckResult {
@@ -96,6 +99,12 @@ impl CheckResult {
         }
     }
 
+    /// Whether the check belongs to the feature surface (it cites POL-31): the reports group
+    /// these under "Features", item by item.
+    pub fn is_feature(&self) -> bool {
+        self.requirements.iter().any(|r| r == FEATURE_POLICY)
+    }
+
     /// The area for grouping: the id without its last segment.
     pub fn area(&self) -> &str {
         self.id
@@ -130,11 +139,14 @@ pub struct ReplayHints {
     pub allow_tool: Vec<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub probe_profile: bool,
+    /// `--max-items`, when not the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<usize>,
 }
 
 impl ReplayHints {
     pub fn is_empty(&self) -> bool {
-        self.allow_tool.is_empty() && !self.probe_profile
+        self.allow_tool.is_empty() && !self.probe_profile && self.max_items.is_none()
     }
 }
 

@@ -22,6 +22,7 @@
 //! nested deeper than [`crate::wire::MAX_DEPTH`], and [`validate`] refuses to descend past
 //! [`MAX_DEPTH`] on a value that did not come through it.
 
+pub mod arguments;
 pub mod document;
 pub mod exceptions;
 pub mod tool_schema;

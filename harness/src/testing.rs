@@ -387,12 +387,14 @@ impl RunOptions {
     ///     .allow_tool("echo")
     ///     .allow_tool("add")
     ///     .probe_profile(true)
+    ///     .max_items(10)
     ///     .timeout(Duration::from_secs(5))
     ///     .strict(true)
     ///     .jobs(2)
     ///     .build();
     /// assert_eq!(options.checks.allowed_tools, ["echo", "add"]);
     /// assert!(options.checks.probe_profile && options.strict);
+    /// assert_eq!(options.checks.max_items, 10);
     /// assert_eq!(options.settings.expect_timeout, Duration::from_secs(5));
     /// assert_eq!(options.jobs, 2);
     /// ```
@@ -419,6 +421,13 @@ impl RunOptionsBuilder {
     /// `--probe-profile`: the server implements the mcpspec probe profile.
     pub fn probe_profile(mut self, on: bool) -> Self {
         self.options.checks.probe_profile = on;
+        self
+    }
+
+    /// `--max-items`: the most items of one list the feature-surface checks read, get or
+    /// complete (default 50, POL-31).
+    pub fn max_items(mut self, n: usize) -> Self {
+        self.options.checks.max_items = n.max(1);
         self
     }
 

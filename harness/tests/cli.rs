@@ -335,6 +335,7 @@ fn counts_of_zero_are_usage_errors() {
     for (leading, flag) in [
         (&["run"][..], "--jobs"),
         (&["run"][..], "--max-message"),
+        (&["run"][..], "--max-items"),
         (&["fuzz"][..], "--cases"),
         (&["fuzz"][..], "--max-findings"),
         (&["fuzz"][..], "--max-message"),

@@ -59,6 +59,7 @@ const RUN: &[(&str, FlagKind)] = &[
     ("--baseline", FlagKind::Read),
     ("--allow-tool", FlagKind::Text),
     ("--probe-profile", FlagKind::Switch),
+    ("--max-items", FlagKind::Count),
     ("--color", FlagKind::Text),
     ("--url", FlagKind::Url),
     ("--fault", FlagKind::Fault),

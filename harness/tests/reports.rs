@@ -352,3 +352,83 @@ fn stateless_outcomes_are_grouped_with_the_instance_count() {
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
     assert_eq!(json["instances"], 3);
 }
+
+/// The feature surface's checks (POL-31) are listed under "Features", item by item: each item
+/// with its own verdict and message, a failing one with the reply it rests on.
+#[test]
+fn feature_checks_are_listed_item_by_item() {
+    use mcpspec::outcome::{Evidence, Judged};
+    let judged = |item: &str, kind: Kind, message: &str, entry: u32| Judged {
+        item: item.into(),
+        kind,
+        message: message.into(),
+        evidence: Some(Evidence {
+            entry,
+            conn: 1,
+            instance: None,
+            quote: format!("reply {entry}"),
+        }),
+    };
+    let items = vec![
+        judged("resource x://a", Kind::Pass, "1 item(s): text", 4),
+        judged(
+            "resource x://b",
+            Kind::Fail,
+            "contents[0] has both `text` and `blob`",
+            6,
+        ),
+    ];
+    let read = result(
+        "resources/read/listed",
+        &["FEAT-4", "POL-31"],
+        Level::Must,
+        Outcome::fail("1 of 2 resources fail (FEAT-4): resource x://b: …").with_items(items),
+        3,
+    );
+    let other = result(
+        "jsonrpc/id/integer-echoed",
+        &["RPC-2"],
+        Level::Must,
+        Outcome::pass("4242"),
+        1,
+    );
+    let report = RunReport::new(
+        &mcpspec::Target::embedded(),
+        Negotiated {
+            era: "modern".into(),
+            version: Some("2026-07-28".into()),
+            versions: vec!["2026-07-28".into()],
+            path: "server/discover probe: a DiscoverResult".into(),
+        },
+        vec![other, read],
+        std::time::Duration::from_millis(4),
+    );
+    let markdown = report.to_markdown();
+    let features = markdown
+        .split("### Features")
+        .nth(1)
+        .expect("a Features section");
+    assert!(
+        features.contains("| `resources/read/listed` | resource x://a | PASS | 1 item(s): text |")
+    );
+    assert!(features.contains(
+        "| `resources/read/listed` | resource x://b | ❌ FAIL | contents[0] has both `text` and \
+         `blob` [judged: transcript entry 6 (connection 1): reply 6] |"
+    ));
+    assert!(!features.contains("jsonrpc/id"), "{features}");
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    assert_eq!(json["results"][1]["outcome"]["items"][1]["kind"], "fail");
+    let html = mcpspec::report::html::render(&json);
+    let section = html
+        .split("<section class=\"area features\" id=\"features\"><h2>Features</h2>")
+        .nth(1)
+        .expect("a Features section");
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(section.contains("<h3>resources/read</h3>"), "{section}");
+    assert!(section.contains("<code>resource x://b</code>"), "{section}");
+    assert!(
+        section.contains("<a href=\"#resources.read.listed-1-6\">entry 6</a>"),
+        "{section}"
+    );
+    assert!(!section.contains("jsonrpc/id"), "{section}");
+}

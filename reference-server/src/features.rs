@@ -16,5 +16,6 @@ pub(crate) mod pagination;
 pub(crate) mod progress;
 pub(crate) mod prompts;
 pub(crate) mod resources;
+pub(crate) mod showcase;
 pub(crate) mod subscriptions;
 pub mod tools;

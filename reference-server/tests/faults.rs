@@ -197,6 +197,179 @@ async fn demonstrate(fault: Fault) {
         | Fault::AuthInsufficientScope401
         | Fault::AuthOfflineAccess
         | Fault::AuthRejectsValidToken => demonstrate_auth(fault).await,
+        Fault::ToolResultIsErrorString
+        | Fault::ToolImageNotBase64
+        | Fault::ToolStructuredContentMissing
+        | Fault::ResourceListedWithoutName
+        | Fault::ResourceListedRelativeUri
+        | Fault::ListedResourceUnreadable
+        | Fault::ReadContentsWrongUri
+        | Fault::ReadBlobNotBase64
+        | Fault::ReadMimeTypeDropped
+        | Fault::TemplateInvalidUriTemplate
+        | Fault::TemplateWithoutName
+        | Fault::TemplateReadUnexpandedUri
+        | Fault::PromptMessageBadRole
+        | Fault::PromptMessageContentArray
+        | Fault::ListedPromptFails
+        | Fault::CompletionTotalBelowCount
+        | Fault::CompletionValuesNotStrings
+        | Fault::TemplateCompletionInternalError
+        | Fault::ListCursorRepeats
+        | Fault::ListPagesOverlap => demonstrate_surface(fault).await,
+    }
+}
+
+/// The feature surface on its success paths (FEAT-3..8): each fault in the modern era, and
+/// the ones a legacy session shares, there too.
+async fn demonstrate_surface(fault: Fault) {
+    let f = &[fault];
+    let showcase = json!({"label": "abc", "count": 1});
+    let read = |uri: &str| json!({"uri": uri});
+    let mut c = start(config(f));
+    match fault {
+        Fault::ToolResultIsErrorString => {
+            let reply = c.call(tool(1, "echo", json!({"text": "hi"}))).await;
+            assert_eq!(reply["result"]["isError"], "false", "{reply}");
+        }
+        Fault::ToolImageNotBase64 => {
+            let reply = c.call(tool(1, "showcase", showcase)).await;
+            assert_eq!(
+                reply["result"]["content"][1]["data"], "not base64!",
+                "{reply}"
+            );
+            let mut legacy = start(config_eras(f, Eras::Legacy));
+            legacy.initialize("2025-11-25").await;
+            let call = json!({"name": "showcase", "arguments": {"label": "abc", "count": 1}});
+            let reply = legacy.call(request(2, "tools/call", call)).await;
+            assert_eq!(
+                reply["result"]["content"][1]["data"], "not base64!",
+                "{reply}"
+            );
+        }
+        Fault::ToolStructuredContentMissing => {
+            let reply = c.call(tool(1, "showcase", showcase)).await;
+            assert!(reply["result"]["content"].is_array(), "{reply}");
+            assert!(
+                reply["result"].get("structuredContent").is_none(),
+                "{reply}"
+            );
+        }
+        Fault::ResourceListedWithoutName | Fault::ResourceListedRelativeUri => {
+            let listed = c.call(modern(1, "resources/list", json!({}))).await;
+            let resources = &listed["result"]["resources"];
+            if fault == Fault::ResourceListedWithoutName {
+                assert!(resources[1].get("name").is_none(), "{listed}");
+            } else {
+                let next = json!({"cursor": listed["result"]["nextCursor"]});
+                let page = c.call(modern(2, "resources/list", next)).await;
+                assert_eq!(page["result"]["resources"][0]["uri"], "license", "{page}");
+            }
+        }
+        Fault::ListedResourceUnreadable => {
+            let reply = c
+                .call(modern(
+                    1,
+                    "resources/read",
+                    read("mcpspec://reference/license"),
+                ))
+                .await;
+            assert_eq!(error_code(&reply), -32602);
+        }
+        Fault::ReadContentsWrongUri | Fault::ReadBlobNotBase64 | Fault::ReadMimeTypeDropped => {
+            let reply = c
+                .call(modern(
+                    1,
+                    "resources/read",
+                    read("mcpspec://reference/logo.png"),
+                ))
+                .await;
+            let item = &reply["result"]["contents"][0];
+            match fault {
+                Fault::ReadContentsWrongUri => {
+                    assert_eq!(item["uri"], "mcpspec://reference/elsewhere", "{reply}")
+                }
+                Fault::ReadBlobNotBase64 => assert_eq!(item["blob"], "not base64!", "{reply}"),
+                _ => assert!(item.get("mimeType").is_none(), "{reply}"),
+            }
+        }
+        Fault::TemplateInvalidUriTemplate | Fault::TemplateWithoutName => {
+            let listed = c
+                .call(modern(1, "resources/templates/list", json!({})))
+                .await;
+            let template = &listed["result"]["resourceTemplates"][0];
+            if fault == Fault::TemplateWithoutName {
+                assert!(template.get("name").is_none(), "{listed}");
+            } else {
+                assert_eq!(
+                    template["uriTemplate"], "mcpspec://reference/notes/{topic",
+                    "{listed}"
+                );
+            }
+        }
+        Fault::TemplateReadUnexpandedUri => {
+            let note = "mcpspec://reference/notes/logging";
+            let reply = c.call(modern(1, "resources/read", read(note))).await;
+            let uri = &reply["result"]["contents"][0]["uri"];
+            assert_eq!(uri, "mcpspec://reference/notes/{topic}", "{reply}");
+        }
+        Fault::PromptMessageBadRole | Fault::PromptMessageContentArray => {
+            let get = json!({"name": "greeting", "arguments": {"name": "Ada"}});
+            let reply = c.call(modern(1, "prompts/get", get)).await;
+            let message = &reply["result"]["messages"][0];
+            if fault == Fault::PromptMessageBadRole {
+                assert_eq!(message["role"], "system", "{reply}");
+            } else {
+                assert!(message["content"].is_array(), "{reply}");
+            }
+        }
+        Fault::ListedPromptFails => {
+            let get = json!({"name": "summarize", "arguments": {"text": "t"}});
+            let reply = c.call(modern(1, "prompts/get", get)).await;
+            assert_eq!(error_code(&reply), -32603);
+        }
+        Fault::CompletionTotalBelowCount | Fault::CompletionValuesNotStrings => {
+            let complete = json!({"ref": {"type": "ref/prompt", "name": "code_review"},
+                                  "argument": {"name": "language", "value": ""}});
+            let reply = c.call(modern(1, "completion/complete", complete)).await;
+            let completion = &reply["result"]["completion"];
+            if fault == Fault::CompletionTotalBelowCount {
+                assert_eq!(completion["values"].as_array().map(Vec::len), Some(4));
+                assert_eq!(completion["total"], 0, "{reply}");
+            } else {
+                assert!(completion["values"][0].is_number(), "{reply}");
+            }
+        }
+        Fault::TemplateCompletionInternalError => {
+            let complete = json!({"ref": {"type": "ref/resource",
+                                          "uri": "mcpspec://reference/notes/{topic}"},
+                                  "argument": {"name": "topic", "value": ""}});
+            let reply = c.call(modern(1, "completion/complete", complete)).await;
+            assert_eq!(error_code(&reply), -32603);
+        }
+        Fault::ListCursorRepeats => {
+            let first = c.call(modern(1, "tools/list", json!({}))).await;
+            let cursor = first["result"]["nextCursor"].clone();
+            assert_eq!(cursor, "mcpspec-page-0", "{first}");
+            let again = c
+                .call(modern(2, "tools/list", json!({"cursor": cursor})))
+                .await;
+            assert_eq!(again["result"], first["result"]);
+            let mut legacy = start(config_eras(f, Eras::Legacy));
+            legacy.initialize("2025-11-25").await;
+            let listed = legacy.call(request(2, "prompts/list", json!({}))).await;
+            assert_eq!(listed["result"]["nextCursor"], "mcpspec-page-0", "{listed}");
+        }
+        Fault::ListPagesOverlap => {
+            let first = c.call(modern(1, "prompts/list", json!({}))).await;
+            let next = json!({"cursor": first["result"]["nextCursor"]});
+            let second = c.call(modern(2, "prompts/list", next)).await;
+            assert_eq!(
+                second["result"]["prompts"][0], first["result"]["prompts"][1],
+                "{second}"
+            );
+        }
+        other => unreachable!("not a feature-surface fault: {other:?}"),
     }
 }
 

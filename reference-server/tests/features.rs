@@ -6,7 +6,7 @@
 
 mod support;
 
-use mcp_reference_server::Config;
+use mcp_reference_server::{Config, Eras};
 use serde_json::{Value, json};
 use support::*;
 
@@ -133,7 +133,7 @@ async fn resources_page_in_twos_with_the_same_cache_scope() {
     let mut c = start(config(&[]));
     let (items, pages) = walk(&mut c, "resources/list", "resources").await;
     assert_eq!(pages.len(), 2, "{pages:?}");
-    assert_eq!(items.len(), 3);
+    assert_eq!(items.len(), 4);
     assert_eq!(items[0]["uri"], README);
     for page in &pages {
         assert_eq!(page["cacheScope"], "public", "{page}");
@@ -238,6 +238,101 @@ async fn a_missing_resource_is_32602_never_empty_contents() {
         assert_eq!(error_code(&reply), -32602, "{reply}");
         assert!(reply.get("result").is_none());
     }
+}
+
+/// The blob resource reads as base64 with the listed `mimeType`.
+#[tokio::test]
+async fn the_logo_is_a_blob_resource() {
+    let mut c = start(config(&[]));
+    let (items, _) = walk(&mut c, "resources/list", "resources").await;
+    let logo = items.iter().find(|r| r["name"] == "logo").unwrap();
+    assert_eq!(logo["mimeType"], "image/png");
+    let reply = c
+        .call(modern(9, "resources/read", json!({"uri": logo["uri"]})))
+        .await;
+    let item = &reply["result"]["contents"][0];
+    assert_eq!(item["uri"], logo["uri"]);
+    assert_eq!(item["mimeType"], "image/png");
+    assert!(
+        item["blob"].as_str().unwrap().starts_with("iVBORw0KGgo"),
+        "{reply}"
+    );
+    assert!(item.get("text").is_none());
+}
+
+// --- the showcase tool --------------------------------------------------------------------------
+
+/// One block of each content type and structured output under its outputSchema; arguments
+/// outside the inputSchema are a tool failure.
+#[tokio::test]
+async fn the_showcase_tool_returns_every_content_type() {
+    let mut c = start(config(&[]));
+    let args = json!({"label": "abc", "count": 2, "style": "fancy"});
+    let reply = c.call(call_tool(1, "showcase", args)).await;
+    let result = &reply["result"];
+    let types: Vec<&str> = result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        ["text", "image", "audio", "resource_link", "resource"]
+    );
+    assert_eq!(
+        result["structuredContent"],
+        json!({"label": "abc", "count": 2, "blocks": 5})
+    );
+    for bad in [
+        json!({"label": "ABC", "count": 1}),
+        json!({"label": "abc", "count": 4}),
+        json!({"label": "abc", "count": 1, "style": "loud"}),
+    ] {
+        let reply = c.call(call_tool(2, "showcase", bad)).await;
+        assert_eq!(reply["result"]["isError"], true, "{reply}");
+    }
+    // A 2024-11-05 session gets only the block types its revision has, and no structured output.
+    let mut legacy = start(config_eras(&[], Eras::Legacy));
+    legacy.initialize("2024-11-05").await;
+    let call = json!({"name": "showcase", "arguments": {"label": "abc", "count": 1}});
+    let reply = legacy.call(request(3, "tools/call", call)).await;
+    let types: Vec<&str> = reply["result"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["text", "image", "resource"]);
+    assert!(reply["result"].get("structuredContent").is_none());
+}
+
+/// Legacy sessions serve prompts and (from 2025-03-26, when announced) completions.
+#[tokio::test]
+async fn legacy_sessions_serve_prompts_and_completions() {
+    let mut c = start(config_eras(&[], Eras::Legacy));
+    let init = c.initialize("2025-11-25").await;
+    assert!(init["capabilities"]["prompts"].is_object());
+    assert!(init["capabilities"]["completions"].is_object());
+    let listed = c.call(request(2, "prompts/list", json!({}))).await;
+    assert_eq!(
+        listed["result"]["prompts"].as_array().map(Vec::len),
+        Some(3)
+    );
+    let get = json!({"name": "greeting", "arguments": {"name": "Ada"}});
+    let got = c.call(request(3, "prompts/get", get)).await;
+    assert_eq!(got["result"]["messages"][0]["role"], "user");
+    let complete = json!({"ref": {"type": "ref/prompt", "name": "code_review"},
+                          "argument": {"name": "language", "value": "r"}});
+    let done = c
+        .call(request(4, "completion/complete", complete.clone()))
+        .await;
+    assert_eq!(done["result"]["completion"]["values"], json!(["rust"]));
+    let mut old = start(config_eras(&[], Eras::Legacy));
+    let init = old.initialize("2024-11-05").await;
+    assert!(init["capabilities"].get("completions").is_none());
+    let refused = old.call(request(2, "completion/complete", complete)).await;
+    assert_eq!(error_code(&refused), -32601);
 }
 
 // --- prompts and completion -------------------------------------------------------------------
@@ -814,16 +909,16 @@ async fn probe_tools_are_listed_only_with_the_probe_profile() {
     let mut plain = start(config(&[]));
     assert_eq!(
         names(plain.call(modern(1, "tools/list", json!({}))).await),
-        ["echo", "add"]
+        ["echo", "add", "showcase"]
     );
     let mut probe = start(probe_on());
     let listed = names(probe.call(modern(1, "tools/list", json!({}))).await);
     assert!(
         listed
             .iter()
-            .all(|n| n == "echo" || n == "add" || n.starts_with("mcpspec_"))
+            .all(|n| ["echo", "add", "showcase"].contains(&n.as_str()) || n.starts_with("mcpspec_"))
     );
-    assert_eq!(listed.len(), 9, "{listed:?}");
+    assert_eq!(listed.len(), 10, "{listed:?}");
     let unknown = plain
         .call(call_tool(2, "mcpspec_trigger_list_changed", json!({})))
         .await;

@@ -341,7 +341,7 @@ async fn probe_tool_is_listed_only_with_the_profile() {
     let mut c = start(Config::default());
     assert_eq!(
         tools(c.call(modern(1, "tools/list", json!({}))).await),
-        ["echo", "add"]
+        ["echo", "add", "showcase"]
     );
     let no_tool = c
         .call(modern(
@@ -353,8 +353,8 @@ async fn probe_tool_is_listed_only_with_the_profile() {
     assert_eq!(error_code(&no_tool), -32602);
     let mut c = start(probe_on());
     assert_eq!(
-        tools(c.call(modern(1, "tools/list", json!({}))).await)[..3],
-        ["echo", "add", "mcpspec_probe_log"]
+        tools(c.call(modern(1, "tools/list", json!({}))).await)[..4],
+        ["echo", "add", "showcase", "mcpspec_probe_log"]
     );
 }
 

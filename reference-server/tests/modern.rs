@@ -137,7 +137,7 @@ async fn tools_list_is_deterministic_with_schemas() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["echo", "add"]);
+    assert_eq!(names, ["echo", "add", "showcase"]);
     for tool in a["result"]["tools"].as_array().unwrap() {
         assert_eq!(tool["inputSchema"]["type"], "object");
     }

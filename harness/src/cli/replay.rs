@@ -74,6 +74,10 @@ pub fn run(args: &ReplayArgs) -> u8 {
         checks: CheckOptions {
             allowed_tools: stored.replay.allow_tool.clone(),
             probe_profile: stored.replay.probe_profile,
+            max_items: stored
+                .replay
+                .max_items
+                .unwrap_or(CheckOptions::DEFAULT_MAX_ITEMS),
         },
         jobs: 1,
         lease,

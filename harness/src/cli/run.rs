@@ -104,6 +104,17 @@ pub struct RunArgs {
     /// The server implements the mcpspec probe profile.
     #[arg(long)]
     probe_profile: bool,
+    /// The most items of one list (resources, templates, prompts) the feature-surface checks
+    /// read, get or complete, 1 to 10000 (POL-31); listings are followed until they end, within
+    /// a bound of pages.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = CheckOptions::DEFAULT_MAX_ITEMS,
+        value_parser = cli_values::max_items(),
+        allow_negative_numbers = true
+    )]
+    max_items: usize,
     /// Validate every received message against this schema.json (`#/$defs/<Type>`, or
     /// `#/definitions/<Type>` in a draft-07 document) instead of mcpspec's built-in types of
     /// each revision (SCHEMA-1).
@@ -285,6 +296,8 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
     let replay = mcpspec::report::ReplayHints {
         allow_tool: args.allow_tool.clone(),
         probe_profile: args.probe_profile,
+        max_items: (args.max_items != mcpspec::check::CheckOptions::DEFAULT_MAX_ITEMS)
+            .then_some(args.max_items),
     };
     let options = RunOptions {
         settings: Settings {
@@ -298,6 +311,7 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
         checks: CheckOptions {
             allowed_tools: args.allow_tool,
             probe_profile: args.probe_profile,
+            max_items: args.max_items,
         },
         strict: args.strict,
         jobs,

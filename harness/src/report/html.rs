@@ -6,8 +6,10 @@
 //! so a run and a JSON report written earlier give the same page. The page holds: the summary
 //! (counts, target, transport, negotiated era and version, duration, processes), the
 //! negotiation (and the version matrix when the report carries one), the outcome filters and a
-//! search box, and per area each check: its verdict, what was expected beside what came, the
-//! requirement texts with their source links, and the transcript as a conversation (client
+//! search box, and per area each check (the feature surface's areas, POL-31, together under
+//! "Features", each check with the items it judged: tool, resource, template, prompt or page,
+//! its verdict and a link to the reply it rests on): its verdict, what was expected beside what
+//! came, the requirement texts with their source links, and the transcript as a conversation (client
 //! left, server right, one bubble per message with its number, connection and time offset;
 //! the message the verdict judged and the values a schema violation names are marked).
 //!
@@ -213,20 +215,30 @@ fn filters(out: &mut String, report: &Value) {
     );
 }
 
+/// Where a result is shown: its area, or the "Features" group for the feature surface (POL-31).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Group {
+    Area(String),
+    Features,
+}
+
 fn checks(out: &mut String, report: &Value) {
-    // Areas in the order their first check appears (catalogue order).
-    let mut order: Vec<String> = Vec::new();
-    let mut by_area: HashMap<String, Vec<&Value>> = HashMap::new();
+    // Groups in the order their first check appears (catalogue order).
+    let mut order: Vec<Group> = Vec::new();
+    let mut by_group: HashMap<Group, Vec<&Value>> = HashMap::new();
     for r in report["results"].as_array().into_iter().flatten() {
-        let id = text(&r["id"]);
-        let area = id
-            .rsplit_once('/')
-            .map_or(id.as_str(), |(a, _)| a)
-            .to_owned();
-        if !by_area.contains_key(&area) {
-            order.push(area.clone());
+        let feature = r["requirements"]
+            .as_array()
+            .is_some_and(|ids| ids.iter().any(|id| id == crate::report::FEATURE_POLICY));
+        let group = if feature {
+            Group::Features
+        } else {
+            Group::Area(area_of(&text(&r["id"])))
+        };
+        if !by_group.contains_key(&group) {
+            order.push(group.clone());
         }
-        by_area.entry(area).or_default().push(r);
+        by_group.entry(group).or_default().push(r);
     }
     let catalogue = crate::catalogue::all();
     // A client run (`mcpspec client`): mcpspec is the server side of each conversation.
@@ -236,10 +248,31 @@ fn checks(out: &mut String, report: &Value) {
         Sides::SERVER_RUN
     };
     out.push_str("<main>");
-    for area in order {
-        let _ = write!(out, "<section class=\"area\"><h2>{}</h2>", esc(&area));
-        for r in by_area.get(&area).into_iter().flatten() {
-            check(out, r, &catalogue, sides);
+    for group in order {
+        let results = by_group.get(&group).map_or(&[][..], Vec::as_slice);
+        match &group {
+            Group::Area(area) => {
+                let _ = write!(out, "<section class=\"area\"><h2>{}</h2>", esc(area));
+                for r in results {
+                    check(out, r, &catalogue, sides);
+                }
+            }
+            Group::Features => {
+                out.push_str(
+                    "<section class=\"area features\" id=\"features\"><h2>Features</h2>\
+                     <p class=\"what\">What the server lists, read, got, completed and called \
+                     (POL-31), item by item.</p>",
+                );
+                let mut current = String::new();
+                for r in results {
+                    let area = area_of(&text(&r["id"]));
+                    if area != current {
+                        let _ = write!(out, "<h3>{}</h3>", esc(&area));
+                        current = area;
+                    }
+                    check(out, r, &catalogue, sides);
+                }
+            }
         }
         out.push_str("</section>\n");
     }
@@ -265,6 +298,11 @@ impl Sides {
     };
 }
 
+/// A check id without its last segment.
+fn area_of(id: &str) -> String {
+    id.rsplit_once('/').map_or(id, |(a, _)| a).to_owned()
+}
+
 fn check(out: &mut String, r: &Value, catalogue: &[crate::check::Check], sides: Sides) {
     let id = text(&r["id"]);
     let outcome = &r["outcome"];
@@ -280,7 +318,19 @@ fn check(out: &mut String, r: &Value, catalogue: &[crate::check::Check], sides: 
         .flatten()
         .map(text)
         .collect();
-    let search = format!("{id} {message} {}", requirement_ids.join(" ")).to_lowercase();
+    // The items a feature check judged are searchable by name (a tool, a URI, a prompt).
+    let item_names: Vec<String> = outcome["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| text(&i["item"]))
+        .collect();
+    let search = format!(
+        "{id} {message} {} {}",
+        requirement_ids.join(" "),
+        item_names.join(" ")
+    )
+    .to_lowercase();
     let open = matches!(kind.as_str(), "fail" | "error" | "non_strict");
     let _ = write!(
         out,
@@ -295,6 +345,7 @@ fn check(out: &mut String, r: &Value, catalogue: &[crate::check::Check], sides: 
         r["duration_ms"].as_u64().unwrap_or(0)
     );
     verdict(out, r, catalogue.iter().find(|c| c.id == id));
+    items(out, r);
     requirements_list(out, &requirement_ids);
     conversation(out, r, sides);
     out.push_str("</div></details></article>\n");
@@ -353,6 +404,44 @@ fn verdict(out: &mut String, r: &Value, check: Option<&crate::check::Check>) {
     if let Some(c) = check {
         let _ = write!(out, "<p class=\"what\">{}</p>", esc(c.description));
     }
+}
+
+/// The items a feature-surface check judged: what, its verdict, its message, and the reply it
+/// rests on (a link into the conversation below).
+fn items(out: &mut String, r: &Value) {
+    let Some(items) = r["outcome"]["items"].as_array().filter(|i| !i.is_empty()) else {
+        return;
+    };
+    let id = text(&r["id"]);
+    out.push_str(
+        "<table class=\"grid items\"><tr><th>item</th><th>verdict</th><th>message</th>\
+         <th>reply</th></tr>",
+    );
+    for item in items {
+        let kind = text(&item["kind"]);
+        let label = KINDS
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or(kind.as_str(), |(_, l)| l);
+        let e = &item["evidence"];
+        let link = if e.is_object() {
+            format!(
+                "<a href=\"#{}\">entry {}</a>",
+                esc(&entry_anchor(&id, e.get("entry"), e.get("conn"))),
+                esc(&text(&e["entry"]))
+            )
+        } else {
+            String::new()
+        };
+        let _ = write!(
+            out,
+            "<tr class=\"k-{kind}\"><td><code>{}</code></td><td><span class=\"badge k-{kind}\">{label}</span></td>\
+             <td>{}</td><td>{link}</td></tr>",
+            esc(&text(&item["item"])),
+            esc(&text(&item["message"]))
+        );
+    }
+    out.push_str("</table>");
 }
 
 fn requirements_list(out: &mut String, ids: &[String]) {

@@ -1,6 +1,7 @@
 //! Markdown for a CI step summary (`$GITHUB_STEP_SUMMARY`): a verdict line, the counts, a table
-//! of every check that did not simply pass (with its requirement ids and message), and the
-//! skipped checks folded away.
+//! of every check that did not simply pass (with its requirement ids and message), the feature
+//! surface item by item ("Features": what each POL-31 check read, got, completed or called,
+//! with its own verdict), and the skipped checks folded away.
 
 use std::fmt::Write as _;
 
@@ -65,6 +66,8 @@ impl RunReport {
             self.check_table(&mut out, "Checks that did not simply pass", &notable);
         }
 
+        self.features_table(&mut out);
+
         let stateless = self.stateless();
         if let (Some(n), false) = (self.instances, stateless.is_empty()) {
             let title = format!("Statelessness across {n} instances (POL-22)");
@@ -109,6 +112,51 @@ impl RunReport {
         }
     }
 
+    /// `### Features`: each check of the feature surface (POL-31) that ran, one row per item it
+    /// judged (the tool, resource, template, prompt or page), or one row for the check when it
+    /// judged none.
+    fn features_table(&self, out: &mut String) {
+        let features: Vec<&CheckResult> = self
+            .results
+            .iter()
+            .filter(|r| r.is_feature() && r.outcome.kind != Kind::Skipped)
+            .collect();
+        if features.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "\n### Features\n");
+        let _ = writeln!(out, "| Check | Item | Outcome | Message |");
+        let _ = writeln!(out, "|---|---|---|---|");
+        for r in features {
+            let items = &r.outcome.items;
+            if items.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "| `{}` | | {} | {} |",
+                    r.id,
+                    self.label(r),
+                    cell(&r.outcome.full_message())
+                );
+                continue;
+            }
+            for item in items {
+                // A pass names what it judged; anything else quotes the reply too.
+                let message = match &item.evidence {
+                    Some(e) if item.kind != Kind::Pass => format!("{} [judged: {e}]", item.message),
+                    _ => item.message.clone(),
+                };
+                let _ = writeln!(
+                    out,
+                    "| `{}` | {} | {} | {} |",
+                    r.id,
+                    cell(&item.item),
+                    item_label(item.kind),
+                    cell(&message)
+                );
+            }
+        }
+    }
+
     fn label(&self, r: &CheckResult) -> String {
         let mut label = match r.outcome.kind {
             Kind::Fail | Kind::Error if r.baseline_reason.is_none() => {
@@ -124,6 +172,15 @@ impl RunReport {
             label = format!("❌ STALE baseline entry ({label})");
         }
         label
+    }
+}
+
+/// An item's verdict, marked as the check verdicts are.
+fn item_label(kind: Kind) -> String {
+    match kind {
+        Kind::Fail | Kind::Error => format!("❌ {kind}"),
+        Kind::NonStrict => format!("⚠️ {kind}"),
+        kind => kind.to_string(),
     }
 }
 

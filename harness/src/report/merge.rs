@@ -225,6 +225,7 @@ mod tests {
                 message: String::new(),
                 evidence: None,
                 mismatch: None,
+                items: Vec::new(),
             },
             duration_ms: 1,
             transcript_path: None,

@@ -104,8 +104,14 @@ pub fn reference_eras(eras: Eras) -> Target {
 pub fn options() -> RunOptions {
     RunOptions {
         checks: CheckOptions {
-            allowed_tools: vec!["add".into(), "echo".into(), "route".into()],
+            allowed_tools: vec![
+                "add".into(),
+                "echo".into(),
+                "route".into(),
+                "showcase".into(),
+            ],
             probe_profile: false,
+            ..CheckOptions::default()
         },
         jobs: 8,
         ..RunOptions::default()
@@ -123,6 +129,9 @@ pub fn python_options() -> RunOptions {
 /// loaded 2-core machine.
 pub fn sdk_options() -> RunOptions {
     let mut o = options();
+    // The fixtures' tools: `echo` and `add` in all three, and each one's structured-output
+    // tool (`stats` in Python, `bmi` in TypeScript and Rust).
+    o.checks.allowed_tools = ["echo", "add", "stats", "bmi"].map(String::from).to_vec();
     o.jobs = 3;
     o.settings.ready_timeout = Duration::from_secs(10);
     o

@@ -215,6 +215,27 @@ faults! {
     ServerInfoNoVersion = "server-info-no-version": "SCHEMA-1: serverInfo (in `_meta` of modern results, in the InitializeResult) has no `version`.",
     ErrorWithoutMessage = "error-without-message": "SCHEMA-1: error objects carry `code` but no `message`.",
     StructuredOutputMismatch = "structured-output-mismatch": "SCHEMA-3: `mcpspec_probe_log` returns `structuredContent` whose `entries` is an object, not the array its outputSchema declares.",
+    // --- The feature surface on its success paths (FEAT-3..8, POL-31) ------------------------
+    ToolResultIsErrorString = "tool-result-is-error-string": "FEAT-3: successful `tools/call` results carry `\"isError\": \"false\"` (a string, not a boolean).",
+    ToolImageNotBase64 = "tool-image-not-base64": "FEAT-3: the `showcase` tool's image block has `data` that is not base64.",
+    ToolStructuredContentMissing = "tool-structured-content-missing": "SCHEMA-3: the `showcase` tool declares `outputSchema` but returns no `structuredContent`.",
+    ResourceListedWithoutName = "resource-listed-without-name": "FEAT-4: `resources/list` lists the changelog without a `name`.",
+    ResourceListedRelativeUri = "resource-listed-relative-uri": "FEAT-4: `resources/list` lists the license as `license`, not an absolute URI.",
+    ListedResourceUnreadable = "listed-resource-unreadable": "FEAT-4: the license is listed, but reading it gives a not-found error.",
+    ReadContentsWrongUri = "read-contents-wrong-uri": "FEAT-4: reads of the static resources return contents whose `uri` is another resource's.",
+    ReadBlobNotBase64 = "read-blob-not-base64": "FEAT-4: reading the logo returns a `blob` that is not base64.",
+    ReadMimeTypeDropped = "read-mime-type-dropped": "FEAT-4: read contents carry no `mimeType`, though the listing gives one.",
+    TemplateInvalidUriTemplate = "template-invalid-uri-template": "FEAT-5: the notes template's `uriTemplate` is `mcpspec://reference/notes/{topic` (an unclosed expression).",
+    TemplateWithoutName = "template-without-name": "FEAT-5: the notes template is listed without a `name`.",
+    TemplateReadUnexpandedUri = "template-read-unexpanded-uri": "FEAT-4, FEAT-5: reading an expanded note returns contents whose `uri` is the template, not the URI read.",
+    PromptMessageBadRole = "prompt-message-bad-role": "FEAT-6: `prompts/get` messages have the role `system`.",
+    PromptMessageContentArray = "prompt-message-content-array": "FEAT-6: `prompts/get` messages carry their content block in an array.",
+    ListedPromptFails = "listed-prompt-fails": "FEAT-6: `prompts/get` of the listed `summarize`, with its required argument, gets -32603.",
+    CompletionTotalBelowCount = "completion-total-below-count": "FEAT-7: `completion/complete` results say `total: 0` whatever values they carry.",
+    CompletionValuesNotStrings = "completion-values-not-strings": "FEAT-7: `completion/complete` values are numbers, not strings.",
+    TemplateCompletionInternalError = "template-completion-internal-error": "FEAT-7: `completion/complete` for a template variable (`ref/resource`) gets -32603.",
+    ListCursorRepeats = "list-cursor-repeats": "FEAT-8: the last page of every list carries a `nextCursor` that asks for that page again.",
+    ListPagesOverlap = "list-pages-overlap": "FEAT-8: each page after the first of a paged list starts one item early (the previous page's last item again).",
 }
 
 /// The set of active faults.

@@ -15,7 +15,7 @@ use crate::engine::middleware::{Ctx, RpcResult};
 use crate::engine::scope::Scope;
 use crate::engine::tool_extension::ToolExtensions;
 use crate::error::RpcError;
-use crate::features::{resources, tools};
+use crate::features::{completion, pagination, prompts, resources, tools};
 use crate::protocol::{LOG_LEVELS, code, method, server_info, version};
 
 pub(crate) async fn handle(ctx: Ctx, extensions: &ToolExtensions) -> RpcResult {
@@ -39,16 +39,31 @@ pub(crate) async fn handle(ctx: Ctx, extensions: &ToolExtensions) -> RpcResult {
             "already initialized (protocol version {negotiated})"
         ))),
         method::PING => ping(&conn),
-        method::TOOLS_LIST => Ok(json!({ "tools": tools::list(&conn, extensions) })),
+        method::TOOLS_LIST => Ok(pagination::whole(
+            &conn,
+            "tools",
+            tools::list(&conn, extensions),
+        )),
         method::TOOLS_CALL => tools::call(&Scope::new(&ctx)?, params, extensions).await,
-        method::RESOURCES_LIST => Ok(json!({ "resources": resources::list() })),
-        method::RESOURCES_TEMPLATES_LIST => {
-            Ok(json!({ "resourceTemplates": resources::templates() }))
-        }
+        method::RESOURCES_LIST => Ok(pagination::whole(
+            &conn,
+            "resources",
+            resources::list(&conn),
+        )),
+        method::RESOURCES_TEMPLATES_LIST => Ok(pagination::whole(
+            &conn,
+            "resourceTemplates",
+            resources::templates(&conn),
+        )),
         method::RESOURCES_READ => {
             let uri = uri_param(&conn, params, name)?;
-            let contents = resources::read(uri).ok_or_else(|| not_found(uri))?;
+            let contents = resources::read_as(&conn, uri).ok_or_else(|| not_found(uri))?;
             Ok(json!({ "contents": contents }))
+        }
+        method::PROMPTS_LIST => Ok(pagination::whole(&conn, "prompts", prompts::list())),
+        method::PROMPTS_GET => prompts::get(&Scope::new(&ctx)?, params),
+        method::COMPLETION_COMPLETE if completes(&negotiated) => {
+            completion::complete(&Scope::new(&ctx)?, params)
         }
         method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE => {
             // Served even when not announced: that is the legacy-wrong-capabilities fault
@@ -155,7 +170,7 @@ fn initialize(conn: &Connection, ctx: &Ctx) -> RpcResult {
     let mut result = json!({ "protocolVersion": answer });
     if let Some(obj) = result.as_object_mut() {
         if !conn.has(Fault::InitializeBadShape) {
-            obj.insert("capabilities".into(), capabilities(conn));
+            obj.insert("capabilities".into(), capabilities(conn, answer));
             let info = if conn.has(Fault::ServerInfoNoVersion) {
                 json!({ "name": server_info::NAME })
             } else {
@@ -165,7 +180,10 @@ fn initialize(conn: &Connection, ctx: &Ctx) -> RpcResult {
         }
         obj.insert(
             "instructions".into(),
-            json!("A reference server for mcpspec: tools `echo` and `add`, one static resource."),
+            json!(
+                "A reference server for mcpspec: tools `echo`, `add` and `showcase`, \
+                 resources and a template, prompts, completions."
+            ),
         );
     }
     ctx.stage_negotiated(answer.to_owned());
@@ -176,7 +194,8 @@ fn announces_subscribe(conn: &Connection) -> bool {
     !conn.has(Fault::LegacyWrongCapabilities)
 }
 
-fn capabilities(conn: &Connection) -> Value {
+/// The capabilities announced for a session at `version`.
+fn capabilities(conn: &Connection, version: &str) -> Value {
     let resources = if announces_subscribe(conn) {
         json!({ "subscribe": true, "listChanged": false })
     } else {
@@ -187,7 +206,22 @@ fn capabilities(conn: &Connection) -> Value {
     } else {
         json!({ "listChanged": false })
     };
-    json!({ "tools": tools, "resources": resources, "logging": {} })
+    let mut caps = json!({
+        "tools": tools,
+        "resources": resources,
+        "prompts": { "listChanged": false },
+        "logging": {}
+    });
+    if completes(version) {
+        caps["completions"] = json!({});
+    }
+    caps
+}
+
+/// Whether revision `version` has `completion/complete` (announced as `completions` since
+/// 2025-03-26).
+fn completes(revision: &str) -> bool {
+    revision >= version::V2025_03_26
 }
 
 fn uri_param<'a>(

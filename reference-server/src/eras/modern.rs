@@ -88,10 +88,11 @@ async fn respond(
         }
         method::TOOLS_CALL => tools::call(scope, params, extensions).await?,
         method::RESOURCES_LIST => {
-            pagination::page(scope, params, "resources", resources::list(), Some(page))?
+            let resources = resources::list(conn);
+            pagination::page(scope, params, "resources", resources, Some(page))?
         }
         method::RESOURCES_TEMPLATES_LIST => {
-            let templates = resources::templates();
+            let templates = resources::templates(conn);
             pagination::page(scope, params, "resourceTemplates", templates, Some(page))?
         }
         method::RESOURCES_READ => {
@@ -100,7 +101,7 @@ async fn respond(
                 .and_then(Value::as_str)
                 .ok_or_else(|| conn.params_error("resources/read: `uri` (a string) is required"))?;
             // FEAT-1: a missing resource is -32602 in this era (never -32002), never a result.
-            let contents = match resources::read(uri) {
+            let contents = match resources::read_as(conn, uri) {
                 Some(contents) => contents,
                 None if conn.has(Fault::ResourceNotFoundEmptyContents) => Vec::new(),
                 None => {

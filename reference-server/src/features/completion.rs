@@ -1,12 +1,14 @@
-//! `completion/complete` (2026-07-28 only): values for `code_review`'s `language` argument and
+//! `completion/complete` (both eras): values for `code_review`'s `language` argument and
 //! for the `topic` of the notes template, by prefix. Other arguments of a known prompt or
 //! template complete to nothing; an unknown prompt or template is -32602.
 
 use serde_json::{Value, json};
 
+use crate::config::faults::Fault;
 use crate::engine::scope::Scope;
 use crate::error::RpcError;
 use crate::features::{prompts, resources};
+use crate::protocol::code;
 
 pub(crate) fn complete(scope: &Scope, params: Option<&Value>) -> Result<Value, RpcError> {
     let bad = |what: &str| {
@@ -37,6 +39,12 @@ pub(crate) fn complete(scope: &Scope, params: Option<&Value>) -> Result<Value, R
         }
         Some("ref/resource") => {
             let uri = reference.get("uri").and_then(Value::as_str).unwrap_or("");
+            if scope.has(Fault::TemplateCompletionInternalError) {
+                return Err(RpcError::new(
+                    code::INTERNAL_ERROR,
+                    "completion failed (template-completion-internal-error fault)",
+                ));
+            }
             if uri != resources::NOTES_TEMPLATE {
                 return Err(RpcError::invalid_params(format!(
                     "unknown resource template: {uri}"
@@ -55,7 +63,17 @@ pub(crate) fn complete(scope: &Scope, params: Option<&Value>) -> Result<Value, R
         .copied()
         .filter(|c| c.starts_with(value))
         .collect();
+    let total = if scope.has(Fault::CompletionTotalBelowCount) {
+        0
+    } else {
+        values.len()
+    };
+    let values = if scope.has(Fault::CompletionValuesNotStrings) {
+        json!((0..values.len()).collect::<Vec<_>>())
+    } else {
+        json!(values)
+    };
     Ok(json!({
-        "completion": { "values": values, "total": values.len(), "hasMore": false }
+        "completion": { "values": values, "total": total, "hasMore": false }
     }))
 }

@@ -11,6 +11,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::faults::Fault;
+use crate::engine::connection::Connection;
 use crate::engine::scope::Scope;
 use crate::error::RpcError;
 use crate::protocol::cache;
@@ -19,6 +20,17 @@ use crate::protocol::cache;
 pub const PAGE_SIZE: usize = 2;
 
 const CURSOR_PREFIX: &str = "mcpspec-page-";
+/// The cursor of the first page, which only `list-cursor-repeats` issues.
+pub(crate) const FIRST_PAGE_CURSOR: &str = "mcpspec-page-0";
+
+/// The cursor that asks for the page at `offset` again.
+fn self_cursor(offset: usize, mark: &str) -> String {
+    if offset == 0 {
+        FIRST_PAGE_CURSOR.to_owned()
+    } else {
+        format!("{CURSOR_PREFIX}{offset}{mark}")
+    }
+}
 
 /// One page of `items` under `key`, with cache hints; `page_size` `None`: one page.
 pub(crate) fn page(
@@ -28,8 +40,11 @@ pub(crate) fn page(
     items: Vec<Value>,
     page_size: Option<usize>,
 ) -> Result<Value, RpcError> {
+    let repeats = scope.has(Fault::ListCursorRepeats);
     let offset = match params.and_then(|p| p.get("cursor")) {
         None | Some(Value::Null) => 0,
+        // The cursor `list-cursor-repeats` hands out for the first page.
+        Some(Value::String(c)) if repeats && c == FIRST_PAGE_CURSOR => 0,
         Some(cursor) => match cursor
             .as_str()
             .and_then(|c| offset_of(c, items.len(), instance_mark(scope).as_deref()))
@@ -45,14 +60,23 @@ pub(crate) fn page(
     };
     let size = page_size.unwrap_or(usize::MAX).max(1);
     let end = offset.saturating_add(size).min(items.len());
+    // `list-pages-overlap`: a page after the first starts one item early.
+    let start = if offset > 0 && scope.has(Fault::ListPagesOverlap) {
+        offset - 1
+    } else {
+        offset
+    };
     let mut result = Map::new();
-    result.insert(key.into(), json!(items[offset..end]));
+    result.insert(key.into(), json!(items[start..end]));
+    let mark = instance_mark(scope).unwrap_or_default();
     if end < items.len() {
-        let mark = instance_mark(scope).unwrap_or_default();
         result.insert(
             "nextCursor".into(),
             json!(format!("{CURSOR_PREFIX}{end}{mark}")),
         );
+    } else if repeats {
+        // The last page points at itself: a client following cursors never gets out.
+        result.insert("nextCursor".into(), json!(self_cursor(offset, &mark)));
     }
     if !scope.has(Fault::CacheHintsMissingOnList) {
         let scope_name = if offset > 0 && scope.has(Fault::CacheScopeVariesByPage) {
@@ -66,6 +90,16 @@ pub(crate) fn page(
     Ok(Value::Object(result))
 }
 
+/// A whole list as one result, for the era without pages (legacy): under
+/// `list-cursor-repeats` it still names a `nextCursor`, the one that asks for it again.
+pub(crate) fn whole(conn: &Connection, key: &str, items: Vec<Value>) -> Value {
+    let mut result = json!({ key: items });
+    if conn.has(Fault::ListCursorRepeats) {
+        result["nextCursor"] = json!(FIRST_PAGE_CURSOR);
+    }
+    result
+}
+
 /// Under `instance-local-cursor`, what a cursor issued here ends with: this instance's
 /// identity, as if the listing's state lived in its memory.
 fn instance_mark(scope: &Scope) -> Option<String> {
@@ -76,7 +110,7 @@ fn instance_mark(scope: &Scope) -> Option<String> {
 
 /// The cache lifetime this instance advertises: the same on every instance, except under
 /// `instance-drift` (SCALE-2).
-pub(crate) fn ttl_ms(conn: &crate::engine::connection::Connection) -> u64 {
+pub(crate) fn ttl_ms(conn: &Connection) -> u64 {
     if conn.has(Fault::InstanceDrift) {
         cache::TTL_MS + 1 + conn.config.instance % 100_000
     } else {

@@ -1,4 +1,4 @@
-//! The prompts (2026-07-28 only): `greeting {name}`, `code_review {code, language?}` and
+//! The prompts (both eras): `greeting {name}`, `code_review {code, language?}` and
 //! `summarize {text}`, in that order. `prompts/get` renders one; an unknown prompt or a
 //! missing required argument is -32602 (FEAT-2).
 
@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 use crate::config::faults::Fault;
 use crate::engine::scope::Scope;
 use crate::error::RpcError;
+use crate::protocol::code;
 
 /// `(name, description, [(argument, description, required)])`.
 type PromptDef = (
@@ -92,6 +93,12 @@ pub(crate) fn get(scope: &Scope, params: Option<&Value>) -> Result<Value, RpcErr
             )));
         }
     }
+    if name == "summarize" && scope.has(Fault::ListedPromptFails) {
+        return Err(RpcError::new(
+            code::INTERNAL_ERROR,
+            "summarize failed (listed-prompt-fails fault)",
+        ));
+    }
     let text = match name {
         "greeting" => format!("Say hello to {}.", arg("name")),
         "code_review" => {
@@ -103,8 +110,17 @@ pub(crate) fn get(scope: &Scope, params: Option<&Value>) -> Result<Value, RpcErr
         }
         _ => format!("Summarize in one paragraph:\n{}", arg("text")),
     };
+    let role = if scope.has(Fault::PromptMessageBadRole) {
+        "system"
+    } else {
+        "user"
+    };
+    let mut content = json!({ "type": "text", "text": text });
+    if scope.has(Fault::PromptMessageContentArray) {
+        content = json!([content]);
+    }
     Ok(json!({
         "description": description,
-        "messages": [{ "role": "user", "content": { "type": "text", "text": text } }]
+        "messages": [{ "role": role, "content": content }]
     }))
 }

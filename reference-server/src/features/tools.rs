@@ -1,4 +1,5 @@
-//! The tools: `echo`, `add`, (probe profile only) `mcpspec_probe_log`, and the tools of the
+//! The tools: `echo`, `add`, `showcase` (every content block type and structured output,
+//! `features/showcase.rs`), (probe profile only) `mcpspec_probe_log`, and the tools of the
 //! server's [`ToolExtensions`] (the probe profile's, the HTTP `route` tool), which the crate
 //! root supplies. `tools/call` reports progress (two steps) for every tool but the ones an
 //! extension serves whole. Shared by both eras; the era modules add their own envelope.
@@ -12,6 +13,7 @@ use crate::engine::scope::Scope;
 use crate::engine::tool_extension::ToolExtensions;
 use crate::error::RpcError;
 use crate::features::progress::Progress;
+use crate::features::showcase;
 use crate::protocol::method;
 
 pub const ECHO: &str = "echo";
@@ -40,6 +42,7 @@ pub(crate) fn list(conn: &Connection, extensions: &ToolExtensions) -> Vec<Value>
                 "required": ["a", "b"]
             }
         }),
+        showcase::definition(),
     ];
     if conn.config.probe_profile {
         tools.push(json!({
@@ -122,11 +125,12 @@ fn run(
         panic!("panic-on-dunder-argument fault: `__`-prefixed argument holding an array");
     }
     let outcome = match name {
-        ECHO => echo(args),
-        ADD => add(args),
+        ECHO => echo(args).map(text_result),
+        ADD => add(args).map(text_result),
+        showcase::SHOWCASE => showcase::run(conn, args),
         PROBE_LOG if conn.config.probe_profile => return Ok(probe_log(conn)),
         other => match extensions.run(other, args) {
-            Some(outcome) => outcome,
+            Some(outcome) => outcome.map(text_result),
             None => {
                 let message = format!("unknown tool: {other}");
                 if conn.has(Fault::UnknownToolAsResult) {
@@ -136,18 +140,28 @@ fn run(
             }
         },
     };
-    let kind = if conn.has(Fault::ContentUnknownType) {
-        "txt"
-    } else {
-        "text"
-    };
     match outcome {
-        Ok(text) => Ok(json!({ "content": [{ "type": kind, "text": text }] })),
+        Ok(mut result) => {
+            if conn.has(Fault::ContentUnknownType) {
+                if let Some(first) = result.pointer_mut("/content/0/type") {
+                    *first = json!("txt");
+                }
+            }
+            if conn.has(Fault::ToolResultIsErrorString) {
+                result["isError"] = json!("false");
+            }
+            Ok(result)
+        }
         Err(message) if conn.has(Fault::ToolErrorAsProtocolError) => {
             Err(RpcError::invalid_params(message))
         }
         Err(message) => Ok(error_result(&message)),
     }
+}
+
+/// A successful tool's text, as a CallToolResult.
+fn text_result(text: String) -> Value {
+    json!({ "content": [{ "type": "text", "text": text }] })
 }
 
 /// A tool failure, reported to the model rather than as a protocol error (FEAT-2).
