@@ -10,6 +10,10 @@
 //! | `surrogate_echo.py` | echoes a version it read with surrogateescape as `\udcff` | `non-mcp-output` |
 //! | `lenient_utf8.py` | answers the id of a line that is not UTF-8 | `unmatched-reply`, `duplicate-reply` |
 //! | `header_nul_http.py` | refuses a NUL in `MCP-Protocol-Version` with a bare 400 | `non-mcp-output` |
+//!
+//! A fifth came to light measuring them: a server that answers a huge line before it reads the
+//! next one was blocked on a full stdout pipe by the fuzzer itself, which wrote the next huge
+//! line without reading, and was called a `hang`. The fuzzer now reads while it writes.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -124,8 +128,11 @@ fn a_sent_byte_echoed_as_a_lone_surrogate_escape_is_json() {
 
 #[test]
 fn a_line_that_is_not_utf8_is_answered_with_the_id_a_lenient_decoder_reads() {
-    // An id with a stray byte; a mangled key beside an intact id, reused by the next line.
-    let case = b"{\"jsonrpc\":\"2.0\",\"id\":\"r\xff1\",\"method\":\"ping\"}\n\
+    // An id with a stray byte, after a line whose id is what a replacing decoder reads in it
+    // (the old oracle: `duplicate-reply`, or `unmatched-reply` alone); a mangled key beside an
+    // intact id, reused by the next line.
+    let case = b"{\"jsonrpc\":\"2.0\",\"id\":\"r\\ufffd1\",\"method\":\"ping\"}\n\
+                 {\"jsonrpc\":\"2.0\",\"id\":\"r\xff1\",\"method\":\"ping\"}\n\
                  {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\",\"k\xfe\":1}\n\
                  {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}\n";
     for (decode, echoed) in [
@@ -134,6 +141,10 @@ fn a_line_that_is_not_utf8_is_answered_with_the_id_a_lenient_decoder_reads() {
     ] {
         let out = stdout_of("lenient_utf8.py", &["--decode", decode], case);
         assert!(out.contains(echoed), "{decode}: {out}");
+        assert!(
+            out.starts_with(r#"{"jsonrpc":"2.0","id":"r\ufffd1","result""#),
+            "{out}"
+        );
         assert_eq!(
             out.matches(r#""id":5,"result""#).count(),
             2,
@@ -179,4 +190,23 @@ fn the_http_layers_bare_400_to_a_nul_header_is_no_finding() {
     let target = ["--url", server.url.as_str()];
     replays_to_nothing("header-nul", case.as_bytes(), &target);
     fuzzes_to_nothing("header-nul", "3", &target);
+}
+
+#[test]
+fn a_server_answering_a_huge_line_before_reading_the_next_is_no_hang() {
+    // Two echo calls of 150 kB each: the first answer fills the stdout pipe while the second
+    // line is still being written.
+    let call = |id: u32| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
+            "x".repeat(150_000)
+        )
+    };
+    let case = format!("{}\n{}\n", call(1), call(2));
+    let server = script("big_ids.py");
+    replays_to_nothing(
+        "huge-echoes",
+        case.as_bytes(),
+        &["--", "python3", server.as_str()],
+    );
 }

@@ -243,7 +243,9 @@ async fn run_on(
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line);
         bytes.push(b'\n');
-        if transport.send(&bytes, send_deadline).await.is_err() {
+        // Reading while writing: a server answering a huge line before it reads the next one
+        // must not be blocked by a full pipe (the deadlock would be the fuzzer's, not a hang).
+        if transport.send_reading(&bytes, send_deadline).await.is_err() {
             // The server died or stopped reading: the reads below tell which.
             break;
         }

@@ -9,8 +9,9 @@
 //!                                        --settle: match replies to slots--> violations
 //! ```
 //!
-//! May import the wire's HTTP context, the protocol constants, [`super::reading`] and
-//! [`super::headers`]; never the transports or the strategies.
+//! May import the wire codec (its shallow scan, its HTTP context), the target (to tell its
+//! transport), the protocol constants, [`super::reading`] and [`super::headers`]; never the
+//! transports or the strategies.
 
 pub mod judge;
 pub mod sent;

@@ -168,31 +168,18 @@ impl<'a> Doc<'a> {
         }
     }
 
+    /// The members of an object, read once for several lookups.
+    pub fn object(&self, object: Val) -> Object<'_, 'a> {
+        Object {
+            doc: self,
+            members: self.members(object),
+        }
+    }
+
     /// The member `key` of an object; the last one when the key repeats (as most parsers
-    /// keep it).
+    /// keep it). For one lookup; [`Doc::object`] for several.
     pub fn get(&self, object: Val, key: &str) -> Option<Val> {
-        self.get_all(object, key).pop()
-    }
-
-    /// Every member `key` of an object, in order.
-    pub fn get_all(&self, object: Val, key: &str) -> Vec<Val> {
-        self.members(object)
-            .into_iter()
-            .filter(|(k, _)| self.is(*k, key))
-            .map(|(_, v)| v)
-            .collect()
-    }
-
-    /// Whether an object has a key more than once.
-    pub fn repeats_a_key(&self, object: Val) -> bool {
-        let members = self.members(object);
-        let keys: Vec<Text> = members
-            .iter()
-            .map(|(k, _)| self.text(*k, Decoder::Escape))
-            .collect();
-        keys.iter()
-            .enumerate()
-            .any(|(i, k)| keys[i + 1..].contains(k))
+        self.object(object).get(key)
     }
 
     /// Whether a value is the string `text` (under any decoder: bytes that are not UTF-8
@@ -354,6 +341,52 @@ fn scan_object(bytes: &[u8], at: usize, ids: &mut Vec<std::ops::Range<usize>>) -
             return Some(at + 1);
         }
         at += 1;
+    }
+}
+
+/// The members of one object of a [`Doc`].
+#[derive(Debug)]
+pub struct Object<'d, 'a> {
+    doc: &'d Doc<'a>,
+    members: Vec<(Val, Val)>,
+}
+
+impl Object<'_, '_> {
+    /// The member `key`; the last one when the key repeats (as most parsers keep it).
+    pub fn get(&self, key: &str) -> Option<Val> {
+        self.members
+            .iter()
+            .rev()
+            .find(|(k, _)| self.doc.is(*k, key))
+            .map(|(_, v)| *v)
+    }
+
+    /// Every member `key`, in order.
+    pub fn get_all(&self, key: &str) -> Vec<Val> {
+        self.members
+            .iter()
+            .filter(|(k, _)| self.doc.is(*k, key))
+            .map(|(_, v)| *v)
+            .collect()
+    }
+
+    /// Whether a key appears more than once (compared as text: `"id"` and `"\u0069d"` are one).
+    pub fn repeats_a_key(&self) -> bool {
+        let raw = |k: &Val| &self.doc.bytes[k.start + 1..k.end - 1];
+        let escaped = self.members.iter().any(|(k, _)| raw(k).contains(&b'\\'));
+        if !escaped {
+            let mut keys: Vec<&[u8]> = self.members.iter().map(|(k, _)| raw(k)).collect();
+            keys.sort_unstable();
+            return keys.windows(2).any(|w| w[0] == w[1]);
+        }
+        let keys: Vec<Text> = self
+            .members
+            .iter()
+            .map(|(k, _)| self.doc.text(*k, Decoder::Escape))
+            .collect();
+        keys.iter()
+            .enumerate()
+            .any(|(i, k)| keys[i + 1..].contains(k))
     }
 }
 
@@ -1020,10 +1053,14 @@ mod tests {
     fn members_and_elements_are_found_on_demand() {
         let d = doc(br#"{"id": 1, "x": {"id": 2}, "s": "a\"b", "id": [3, {"y": 4}]}"#);
         assert_eq!(d.members(d.root).len(), 4);
-        assert_eq!(d.get_all(d.root, "id").len(), 2);
+        assert_eq!(d.object(d.root).get_all("id").len(), 2);
         let last = d.get(d.root, "id").map(|v| d.raw(v).to_vec());
         assert_eq!(last, Some(b"[3, {\"y\": 4}]".to_vec()));
-        assert!(d.repeats_a_key(d.root));
+        assert!(d.object(d.root).repeats_a_key());
+        let spelled = doc(br#"{"id": 1, "\u0069d": 2}"#);
+        assert!(spelled.object(spelled.root).repeats_a_key());
+        let once = doc(br#"{"id": 1, "x": {"id": 2}}"#);
+        assert!(!once.object(once.root).repeats_a_key());
         let x = d.get(d.root, "x").map(|x| d.get(x, "id"));
         assert_eq!(x.flatten().map(|v| d.raw(v)), Some(&b"2"[..]));
         assert!(d.is(d.get(d.root, "s").unwrap(), "a\"b"));

@@ -311,10 +311,12 @@ fn raw_number(digits: &str) -> Value {
     Value::from(format!("{RAW_NUMBER}{digits}"))
 }
 
+/// [`RAW_NUMBER`] as JSON text writes it, up to its digits.
+const RAW_NUMBER_JSON: &[u8] = br#""\u0001mcpspec-raw-number:"#;
+
 /// `line` with every [`raw_number`] written as the number it stands for.
 fn raw_numbers(line: Vec<u8>) -> Vec<u8> {
-    let marker = Value::from(RAW_NUMBER).to_string();
-    let open = marker.trim_end_matches('"').as_bytes();
+    let open = RAW_NUMBER_JSON;
     if memchr::memmem::find(&line, open).is_none() {
         return line;
     }

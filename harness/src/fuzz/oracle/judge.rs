@@ -184,7 +184,8 @@ impl<'a> Judge<'a> {
                 format!("not a JSON object (found {})", kind_name(v.kind)),
             );
         }
-        match doc.get(v, "jsonrpc") {
+        let obj = doc.object(v);
+        match obj.get("jsonrpc") {
             Some(j) if doc.is(j, "2.0") => {}
             Some(j) => {
                 let found = String::from_utf8_lossy(doc.raw(j)).into_owned();
@@ -195,12 +196,12 @@ impl<'a> Judge<'a> {
             }
             None => return invalid(self, "`jsonrpc` member is absent".into()),
         }
-        let id = doc.get(v, "id");
-        if let Some(m) = doc.get(v, "method") {
+        let id = obj.get("id");
+        if let Some(m) = obj.get("method") {
             if m.kind != Kind::String {
                 return invalid(self, format!("`method` is {}", kind_name(m.kind)));
             }
-            if let Some(p) = doc.get(v, "params") {
+            if let Some(p) = obj.get("params") {
                 if !matches!(p.kind, Kind::Object | Kind::Array) {
                     return invalid(self, format!("`params` is {}", kind_name(p.kind)));
                 }
@@ -215,7 +216,7 @@ impl<'a> Judge<'a> {
             }
             return;
         }
-        let (result, error) = (doc.get(v, "result"), doc.get(v, "error"));
+        let (result, error) = (obj.get("result"), obj.get("error"));
         let key = match (result, error, id) {
             (Some(_), Some(_), _) => return invalid(self, "has both `result` and `error`".into()),
             (None, None, _) => {

@@ -6,7 +6,7 @@
 //! | the line | readings |
 //! | --- | --- |
 //! | JSON text a strict parser accepts | that one |
-//! | bytes that are not UTF-8, a lone surrogate escape, a number past a double, nesting deeper than [`MAX_DEPTH`], a repeated key | refused (a parse error: id null, or the id a scan finds), and read by a replacing decoder and by an escaping one (surrogateescape), each of which may see another id |
+//! | bytes that are not UTF-8, a lone surrogate escape, a number past a double, nesting [`MAX_DEPTH`] deep or deeper, a repeated key | refused (a parse error: id null, or the id a scan finds), and read by a replacing decoder and by an escaping one (surrogateescape), each of which may see another id |
 //! | a raw carriage return, over stdio | also as the lines a reader with universal newlines (Python's text stdin, Node's readline) splits it into |
 //! | not JSON | refused |
 //!
@@ -21,11 +21,11 @@ use std::collections::HashSet;
 
 use super::TransportKind;
 use crate::fuzz::headers;
-use crate::fuzz::reading::{self, Decoder, Doc, IdKey, Kind, Val};
+use crate::fuzz::reading::{self, Decoder, Doc, IdKey, Kind, Object, Val};
 use crate::protocol::{meta, method};
 
-/// Nesting deeper than this a strict parser may refuse (serde_json's limit; Python's is near
-/// 1000, V8's far beyond).
+/// Nesting this deep a strict parser may refuse (serde_json refuses its 128th level; Python's
+/// limit is near 1000, V8's far beyond).
 pub const MAX_DEPTH: usize = crate::wire::MAX_DEPTH;
 
 /// The largest integer every JSON peer reads exactly (RFC 8259 §6: 2^53 - 1).
@@ -328,11 +328,14 @@ fn readings(line: &[u8], transport: TransportKind) -> Vec<Reading> {
 fn strict_reads(doc: &Doc<'_>) -> bool {
     let f = doc.facts;
     let repeats = match doc.root.kind {
-        Kind::Object => doc.repeats_a_key(doc.root),
-        Kind::Array => doc.elements(doc.root).iter().any(|e| doc.repeats_a_key(*e)),
+        Kind::Object => doc.object(doc.root).repeats_a_key(),
+        Kind::Array => doc
+            .elements(doc.root)
+            .iter()
+            .any(|e| doc.object(*e).repeats_a_key()),
         _ => false,
     };
-    !(f.invalid_utf8 || f.lone_surrogate || f.overflow || f.depth > MAX_DEPTH || repeats)
+    !(f.invalid_utf8 || f.lone_surrogate || f.overflow || f.depth >= MAX_DEPTH || repeats)
 }
 
 /// The id a shallow scan finds in a line that is not JSON (a peer may answer a parse error
@@ -360,18 +363,19 @@ fn shapes(doc: &Doc<'_>, decoder: Decoder) -> Reading {
 
 /// One message (an object, else invalid) as `decoder` reads it, by JSON-RPC's rules.
 fn shape(doc: &Doc<'_>, v: Val, decoder: Decoder) -> Shape {
-    let ids = doc.get_all(v, "id");
+    let obj = doc.object(v);
+    let ids = obj.get_all("id");
     let keys: Vec<IdKey> = ids
         .iter()
         .flat_map(|id| doc.id_keys(*id, decoder))
         .collect();
     let invalid = || Shape::Invalid { keys: keys.clone() };
-    if v.kind != Kind::Object || !doc.get(v, "jsonrpc").is_some_and(|j| doc.is(j, "2.0")) {
+    if v.kind != Kind::Object || !obj.get("jsonrpc").is_some_and(|j| doc.is(j, "2.0")) {
         return invalid();
     }
-    let params = doc.get(v, "params");
-    let Some(m) = doc.get(v, "method") else {
-        return client_reply(doc, v, ids.last().copied()).unwrap_or_else(invalid);
+    let params = obj.get("params");
+    let Some(m) = obj.get("method") else {
+        return client_reply(doc, &obj, ids.last().copied()).unwrap_or_else(invalid);
     };
     if m.kind != Kind::String
         || params.is_some_and(|p| !matches!(p.kind, Kind::Object | Kind::Array))
@@ -420,9 +424,9 @@ fn odd_id(doc: &Doc<'_>, id: Val) -> bool {
 /// for anything a strict peer would take for an invalid message (both or neither of `result`
 /// and `error`, a result without an id, an error object that is not one, an odd id), which
 /// may then earn an error.
-fn client_reply(doc: &Doc<'_>, v: Val, id: Option<Val>) -> Option<Shape> {
+fn client_reply(doc: &Doc<'_>, obj: &Object<'_, '_>, id: Option<Val>) -> Option<Shape> {
     let id_ok = |id: Val| matches!(id.kind, Kind::String | Kind::Number) && !odd_id(doc, id);
-    match (doc.get(v, "result"), doc.get(v, "error")) {
+    match (obj.get("result"), obj.get("error")) {
         (Some(_), None) => id
             .filter(|id| id_ok(*id))
             .map(|_| Shape::ClientReply { null_error: false }),
@@ -550,6 +554,26 @@ mod tests {
             assert_eq!(o.slots.len(), 1, "{}", String::from_utf8_lossy(&line));
             assert!(!o.slots[0].required);
             assert!(o.slots[0].keys.contains(&IdKey::null()));
+        }
+    }
+
+    #[test]
+    fn nesting_as_deep_as_serde_json_refuses_may_be_refused() {
+        let nested = |depth: usize| {
+            // The envelope and `params` are two levels; the array holds the rest.
+            let inner = depth - 2;
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":{}{}}}}}"#,
+                "[".repeat(inner),
+                "]".repeat(inner)
+            )
+        };
+        for (depth, strict) in [(MAX_DEPTH - 1, true), (MAX_DEPTH, false)] {
+            let line = nested(depth);
+            let serde = serde_json::from_str::<serde_json::Value>(&line).is_ok();
+            assert_eq!(serde, strict, "serde_json at depth {depth}");
+            let o = of(&[line.as_bytes()]);
+            assert_eq!(o.slots[0].required, strict, "depth {depth}");
         }
     }
 
