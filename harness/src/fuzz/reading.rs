@@ -172,6 +172,7 @@ impl<'a> Doc<'a> {
     pub fn object(&self, object: Val) -> Object<'_, 'a> {
         Object {
             doc: self,
+            value: object,
             members: self.members(object),
         }
     }
@@ -348,6 +349,8 @@ fn scan_object(bytes: &[u8], at: usize, ids: &mut Vec<std::ops::Range<usize>>) -
 #[derive(Debug)]
 pub struct Object<'d, 'a> {
     doc: &'d Doc<'a>,
+    /// The value read (its members are empty unless it is an object).
+    pub value: Val,
     members: Vec<(Val, Val)>,
 }
 

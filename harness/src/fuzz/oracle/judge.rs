@@ -93,7 +93,14 @@ impl<'a> Judge<'a> {
             TransportKind::Http => "HTTP body",
         };
         let shown = || crate::text::shorten(&String::from_utf8_lossy(bytes), 120);
-        if let Some(bad) = self.unsent_invalid_utf8(bytes) {
+        let doc = match reading::read(bytes) {
+            Ok(doc) => doc,
+            Err(_) => {
+                self.violation(Oracle::NonMcpOutput, format!("{what} {:?}", shown()));
+                return Vec::new();
+            }
+        };
+        if let Some(bad) = self.unsent_invalid_utf8(&doc, bytes) {
             self.violation(
                 Oracle::NonMcpOutput,
                 format!(
@@ -104,13 +111,6 @@ impl<'a> Judge<'a> {
             );
             return Vec::new();
         }
-        let doc = match reading::read(bytes) {
-            Ok(doc) => doc,
-            Err(_) => {
-                self.violation(Oracle::NonMcpOutput, format!("{what} {:?}", shown()));
-                return Vec::new();
-            }
-        };
         // Over HTTP, a 4xx to a POSTed notification is HTTP's rejection of it (HTTP-3), not a
         // JSON-RPC reply.
         if http.is_some_and(HttpContext::rejects_notification) {
@@ -149,8 +149,8 @@ impl<'a> Judge<'a> {
     }
 
     /// The first sequence of bytes that are not UTF-8 and that no line of the case holds.
-    fn unsent_invalid_utf8(&self, bytes: &[u8]) -> Option<String> {
-        if std::str::from_utf8(bytes).is_ok() {
+    fn unsent_invalid_utf8(&self, doc: &Doc<'_>, bytes: &[u8]) -> Option<String> {
+        if !doc.facts.invalid_utf8 {
             return None;
         }
         bytes.utf8_chunks().map(|c| c.invalid()).find_map(|bad| {

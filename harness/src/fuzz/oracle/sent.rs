@@ -83,9 +83,11 @@ impl Obligations {
         let mut o = Obligations::default();
         let mut cancelled: Vec<IdKey> = Vec::new();
         for (i, line) in case.iter().enumerate() {
-            for chunk in line.utf8_chunks() {
-                if !chunk.invalid().is_empty() {
-                    o.invalid_utf8.push(chunk.invalid().to_vec());
+            if std::str::from_utf8(line).is_err() {
+                for chunk in line.utf8_chunks() {
+                    if !chunk.invalid().is_empty() {
+                        o.invalid_utf8.push(chunk.invalid().to_vec());
+                    }
                 }
             }
             let readings = readings(line, transport);
@@ -287,11 +289,23 @@ fn readings(line: &[u8], transport: TransportKind) -> Vec<Reading> {
     let body = strip_cr(line);
     let mut out = Vec::new();
     match reading::read(body) {
-        Ok(doc) if strict_reads(&doc) => out.push(shapes(&doc, Decoder::Escape)),
         Ok(doc) => {
+            // The messages: the root, or each element of a batch (each read once).
+            let messages: Vec<Object<'_, '_>> = match doc.root.kind {
+                Kind::Array => doc
+                    .elements(doc.root)
+                    .into_iter()
+                    .map(|e| doc.object(e))
+                    .collect(),
+                _ => vec![doc.object(doc.root)],
+            };
+            if strict_reads(&doc, &messages) {
+                out.push(shapes(&doc, &messages, Decoder::Escape));
+                return out;
+            }
             let mut refused = Vec::new();
             for decoder in Decoder::ALL {
-                let reading = shapes(&doc, decoder);
+                let reading = shapes(&doc, &messages, decoder);
                 for shape in &reading {
                     if let Shape::Request { keys, .. } | Shape::Invalid { keys } = shape {
                         refused.extend(keys.iter().cloned());
@@ -313,7 +327,17 @@ fn readings(line: &[u8], transport: TransportKind) -> Vec<Reading> {
         out.push(
             pieces
                 .flat_map(|piece| match reading::read(piece) {
-                    Ok(doc) => shapes(&doc, Decoder::Escape),
+                    Ok(doc) => {
+                        let messages = match doc.root.kind {
+                            Kind::Array => doc
+                                .elements(doc.root)
+                                .into_iter()
+                                .map(|e| doc.object(e))
+                                .collect(),
+                            _ => vec![doc.object(doc.root)],
+                        };
+                        shapes(&doc, &messages, Decoder::Escape)
+                    }
                     Err(_) => vec![Shape::Invalid {
                         keys: scanned_id(piece),
                     }],
@@ -325,16 +349,9 @@ fn readings(line: &[u8], transport: TransportKind) -> Vec<Reading> {
 }
 
 /// Whether a strict parser (serde_json, say) reads the line as every lenient one does.
-fn strict_reads(doc: &Doc<'_>) -> bool {
+fn strict_reads(doc: &Doc<'_>, messages: &[Object<'_, '_>]) -> bool {
     let f = doc.facts;
-    let repeats = match doc.root.kind {
-        Kind::Object => doc.object(doc.root).repeats_a_key(),
-        Kind::Array => doc
-            .elements(doc.root)
-            .iter()
-            .any(|e| doc.object(*e).repeats_a_key()),
-        _ => false,
-    };
+    let repeats = messages.iter().any(Object::repeats_a_key);
     !(f.invalid_utf8 || f.lone_surrogate || f.overflow || f.depth >= MAX_DEPTH || repeats)
 }
 
@@ -348,22 +365,19 @@ fn scanned_id(body: &[u8]) -> Vec<IdKey> {
         .collect()
 }
 
-/// The messages a document reads as under `decoder`.
-fn shapes(doc: &Doc<'_>, decoder: Decoder) -> Reading {
+/// The messages a document reads as under `decoder`: `messages` are its root, or the elements
+/// of the batch it is.
+fn shapes(doc: &Doc<'_>, messages: &[Object<'_, '_>], decoder: Decoder) -> Reading {
+    let each = messages.iter().map(|m| shape(doc, m, decoder));
     match doc.root.kind {
-        Kind::Array => vec![Shape::Batch(
-            doc.elements(doc.root)
-                .into_iter()
-                .map(|e| shape(doc, e, decoder))
-                .collect(),
-        )],
-        _ => vec![shape(doc, doc.root, decoder)],
+        Kind::Array => vec![Shape::Batch(each.collect())],
+        _ => each.collect(),
     }
 }
 
 /// One message (an object, else invalid) as `decoder` reads it, by JSON-RPC's rules.
-fn shape(doc: &Doc<'_>, v: Val, decoder: Decoder) -> Shape {
-    let obj = doc.object(v);
+fn shape(doc: &Doc<'_>, obj: &Object<'_, '_>, decoder: Decoder) -> Shape {
+    let v = obj.value;
     let ids = obj.get_all("id");
     let keys: Vec<IdKey> = ids
         .iter()
@@ -375,7 +389,7 @@ fn shape(doc: &Doc<'_>, v: Val, decoder: Decoder) -> Shape {
     }
     let params = obj.get("params");
     let Some(m) = obj.get("method") else {
-        return client_reply(doc, &obj, ids.last().copied()).unwrap_or_else(invalid);
+        return client_reply(doc, obj, ids.last().copied()).unwrap_or_else(invalid);
     };
     if m.kind != Kind::String
         || params.is_some_and(|p| !matches!(p.kind, Kind::Object | Kind::Array))
