@@ -11,7 +11,8 @@
 //! | `lenient_utf8.py` | answers the id of a line that is not UTF-8 | `unmatched-reply`, `duplicate-reply` |
 //! | `header_nul_http.py` | refuses a NUL in `MCP-Protocol-Version` with a bare 400 | `non-mcp-output` |
 //!
-//! A fifth came to light measuring them: a server that answers a huge line before it reads the
+//! And a finding that does not recur when confirmed on a fresh process is none
+//! (`flaky_twice.py`). A fifth false finding came to light measuring them: a server that answers a huge line before it reads the
 //! next one was blocked on a full stdout pipe by the fuzzer itself, which wrote the next huge
 //! line without reading, and was called a `hang`. The fuzzer now reads while it writes.
 
@@ -208,5 +209,41 @@ fn a_server_answering_a_huge_line_before_reading_the_next_is_no_hang() {
         "huge-echoes",
         case.as_bytes(),
         &["--", "python3", server.as_str()],
+    );
+}
+
+/// A violation the final confirmation cannot reproduce on a fresh process is no finding: the
+/// first two processes of `flaky_twice.py` that get a `ping` answer it twice, later ones once.
+/// The shared process trips `duplicate-reply`, a fresh one reproduces it (so it is shrunk), and
+/// the confirmation on yet another fresh process does not: counted, not reported.
+#[test]
+fn a_violation_that_does_not_recur_when_confirmed_is_no_finding() {
+    let state = support::Scratch::new("flaky-twice");
+    let server = script("flaky_twice.py");
+    let scratch = support::Scratch::new("flaky-twice-out");
+    let output = Command::cargo_bin("mcpspec")
+        .unwrap()
+        .args(["fuzz", "--seed", "1", "--cases", CASES, "--timeout", "5"])
+        .arg("--out")
+        .arg(scratch.join("out"))
+        .args(["--", "python3", server.as_str()])
+        .arg(&*state)
+        .timeout(Duration::from_secs(180))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("0 finding(s)"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "did not recur on a fresh connection (not findings); the first: [duplicate-reply]"
+        ),
+        "{stdout}"
+    );
+    // Both flaky processes were used: the violation was reproduced once before it was lost.
+    assert!(state.join("token-2").exists(), "{stdout}");
+    assert!(
+        !scratch.join("out").exists(),
+        "a reproducer was written: {stdout}"
     );
 }

@@ -281,8 +281,8 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         );
         if let Some(first) = &report.stats.first_unreproduced {
             outln!(
-                "{} violation(s) seen on a shared connection did not recur on a fresh one (not \
-                 findings); the first: {first}",
+                "{} violation(s) did not recur on a fresh connection (not findings); the first: \
+                 {first}",
                 report.stats.unreproduced
             );
         }
