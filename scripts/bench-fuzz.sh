@@ -8,6 +8,7 @@
 #  - `mcpspec fuzz` against the reference binary (its own count of the fuzzing phase).
 #
 #   WINDOW=20 ROUNDS=5 bash scripts/bench-fuzz.sh
+#   MCPSPEC=/path/to/other/mcpspec bash scripts/bench-fuzz.sh   # another build, same machine
 set -euo pipefail
 cd "$(dirname "$0")/.."
 window="${WINDOW:-20}"
@@ -19,7 +20,7 @@ trap 'rm -rf "$scratch"' EXIT
 python3 -m venv "$scratch/mcp-fuzzer"
 "$scratch/mcp-fuzzer/bin/pip" install -q mcp-fuzzer==0.7.0
 cargo build --release -q -p mcpspec -p mcp-reference-server
-mcpspec="$root/target/release/mcpspec"
+mcpspec="${MCPSPEC:-$root/target/release/mcpspec}"
 
 # One wrapper per tool: every line written to the server's stdin is also appended to a file.
 for tool in mcpspec mcp-fuzzer; do

@@ -11,30 +11,39 @@
 //!   violation --> the case again on a fresh connection (the warm spare): not reproduced, it
 //!                 is counted and dropped; reproduced --> shrink on fresh connections:
 //!                 ValueTree::simplify/complicate, keeping only cases that trip the same
-//!                 oracle --> minimal case --> reproducer::write (JSONL + summary + the record
-//!                 of the target, seed and timeout that `replay` uses)
+//!                 oracle --> minimal case, confirmed once more on a fresh connection (else
+//!                 the case as found; neither recurs: counted, not a finding)
+//!                 --> reproducer::write (JSONL + summary + the record of the target, seed
+//!                 and timeout that `replay` uses)
 //! ```
 //!
 //! Owns `fuzz/`: strategies, execution of one case (`exec.rs`), the oracles, shrinking and
 //! reproducers, and its two subcommands (`cli.rs`). May import the transports, the wire codec,
 //! the target, `cli_values` and the leaves; it shares nothing with the check catalogue.
 //!
+//! The oracles ([`oracle`]) read what was sent the way the server may have read it
+//! ([`reading`]: lenient decoders, lone surrogates, any size of number) and blame the server
+//! only for what no reading of the case allows.
+//!
 //! Generated cases share one connection while the server stays healthy (its probe answered,
 //! no violation); a crash, a hang or a violation ends it (its process group killed) and the
 //! next case starts a fresh one. Every violation is reproduced, shrunk and confirmed on fresh
 //! connections, so a reproducer does not depend on what ran before it. Memory stays bounded:
 //! one case and its replies at a time, lines capped by the message bound. The same seed
-//! generates the same cases.
+//! generates the same cases; `cases` bounds the work by count, so a run bounded by it does the
+//! same work on a fast machine and a slow one.
 
 pub mod cli;
 pub mod corpus;
 pub mod exec;
+pub mod headers;
 pub mod material;
 pub mod oracle;
+pub mod reading;
 pub mod reproducer;
 pub mod strategy;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -45,7 +54,7 @@ use tokio::time::Instant;
 
 use crate::target::{StartError, Target};
 pub use exec::{CaseResult, ExecOptions, run_case};
-pub use oracle::{Oracle, Violation};
+pub use oracle::{Oracle, TransportKind, Violation};
 
 /// What a fuzz run does.
 #[derive(Debug, Clone)]
@@ -53,8 +62,9 @@ pub struct FuzzOptions {
     pub seed: u64,
     /// At most this many generated cases (shrinking steps not counted).
     pub cases: u64,
-    /// Generation stops after this long (shrinking the last finding may add `shrink_time`).
-    pub time: Duration,
+    /// Generation stops after this long (shrinking the last finding may add `shrink_time`);
+    /// `None`: only `cases` bounds it.
+    pub time: Option<Duration>,
     /// The bound on shrinking one finding.
     pub shrink_time: Duration,
     /// Stop after this many distinct findings (one per oracle).
@@ -70,7 +80,7 @@ impl Default for FuzzOptions {
         FuzzOptions {
             seed: 0,
             cases: u64::MAX,
-            time: Duration::from_secs(60),
+            time: Some(DEFAULT_TIME),
             shrink_time: Duration::from_secs(30),
             max_findings: 3,
             exec: ExecOptions::default(),
@@ -79,7 +89,14 @@ impl Default for FuzzOptions {
     }
 }
 
-/// One shrunk finding.
+/// How long `fuzz` generates cases when neither a time nor a number of cases is given.
+pub const DEFAULT_TIME: Duration = Duration::from_secs(60);
+
+/// How many times a violation may be seen, reproduced and then lost while confirming before
+/// its oracle is no longer pursued in the run.
+const CONFIRM_ATTEMPTS: usize = 3;
+
+/// One shrunk finding, confirmed on a fresh connection.
 #[derive(Debug, Clone)]
 pub struct Finding {
     pub violation: Violation,
@@ -96,9 +113,8 @@ pub struct Finding {
     pub reproducer: Option<PathBuf>,
     /// The command that replays the reproducer on the target it was found on.
     pub replay: Option<String>,
-    /// Whether a re-run of the final case tripped the same oracle again. An unconfirmed
-    /// finding (a timing-dependent hang, say) is reported as such and does not fail the run.
-    pub confirmed: bool,
+    /// The transport of the target, which the rule is stated for.
+    pub transport: TransportKind,
 }
 
 impl Finding {
@@ -106,16 +122,11 @@ impl Finding {
     pub fn summary(&self) -> String {
         let o = self.violation.oracle;
         let mut s = format!(
-            "{}[{}] {}. Rule: {}. Found after {:.1} s (seed {}); shrunk from {} to {} message(s) \
+            "[{}] {}. Rule: {}. Found after {:.1} s (seed {}); shrunk from {} to {} message(s) \
              in {} step(s).",
-            if self.confirmed {
-                ""
-            } else {
-                "UNCONFIRMED (a re-run of the case did not trip it again) "
-            },
             o.id(),
             self.violation.detail,
-            o.rule(),
+            o.rule(self.transport),
             self.time_to_find.as_secs_f64(),
             self.seed,
             self.original_len,
@@ -157,8 +168,9 @@ pub struct Stats {
     pub connections: u64,
     /// Of those, the fresh ones opened to confirm and shrink findings.
     pub confirming: u64,
-    /// Violations seen on a shared connection that a fresh connection did not reproduce
-    /// (an earlier case's doing, or timing); not findings. The first one's text is kept.
+    /// Violations seen on a shared connection that a fresh connection did not reproduce (an
+    /// earlier case's doing, or timing), or that did not recur when confirmed after shrinking;
+    /// not findings. The first one's text is kept.
     pub unreproduced: u64,
     pub first_unreproduced: Option<String>,
 }
@@ -187,11 +199,13 @@ pub async fn fuzz(
     let mut runner = runner(options.seed);
     let mut report = FuzzReport::default();
     let mut found: BTreeSet<Oracle> = BTreeSet::new();
+    let mut lost: BTreeMap<Oracle, usize> = BTreeMap::new();
     let mut last_progress = Instant::now();
     let mut session = exec::Session::default();
     let generating = |stats: &Stats| started.elapsed().saturating_sub(stats.shrinking);
+    let in_time = |stats: &Stats| options.time.is_none_or(|t| generating(stats) < t);
     while report.stats.cases < options.cases
-        && generating(&report.stats) < options.time
+        && in_time(&report.stats)
         && report.findings.len() < options.max_findings
     {
         let Ok(mut tree) = strategy.new_tree(&mut runner) else {
@@ -219,11 +233,7 @@ pub async fn fuzz(
         report.stats.confirming += 1;
         report.stats.messages += fresh.sent as u64;
         if fresh.violation.as_ref().map(|v| v.oracle) != Some(violation.oracle) {
-            report.stats.unreproduced += 1;
-            report
-                .stats
-                .first_unreproduced
-                .get_or_insert_with(|| format!("[{}] {}", violation.oracle.id(), violation.detail));
+            report.stats.not_reproduced(&violation);
             report.stats.shrinking += shrink_started.elapsed();
             continue;
         }
@@ -231,7 +241,7 @@ pub async fn fuzz(
         found.insert(violation.oracle);
         let time_to_find = started.elapsed();
         session.restart().await;
-        let mut finding = shrink(
+        let shrunk = shrink(
             target,
             &mut session,
             &mut tree,
@@ -241,6 +251,17 @@ pub async fn fuzz(
             &mut report.stats,
         )
         .await?;
+        let Some(mut finding) = shrunk else {
+            // Neither the shrunk case nor the case as found tripped the oracle once more.
+            report.stats.not_reproduced(&violation);
+            report.stats.shrinking += shrink_started.elapsed();
+            let attempts = lost.entry(violation.oracle).or_default();
+            *attempts += 1;
+            if *attempts < CONFIRM_ATTEMPTS {
+                found.remove(&violation.oracle);
+            }
+            continue;
+        };
         finding.time_to_find = time_to_find;
         if let Some(dir) = out {
             let n = report.findings.len() + 1;
@@ -257,6 +278,15 @@ pub async fn fuzz(
     Ok(report)
 }
 
+impl Stats {
+    /// Counts a violation that did not recur on a fresh connection.
+    fn not_reproduced(&mut self, violation: &Violation) {
+        self.unreproduced += 1;
+        self.first_unreproduced
+            .get_or_insert_with(|| format!("[{}] {}", violation.oracle.id(), violation.detail));
+    }
+}
+
 fn runner(seed: u64) -> TestRunner {
     let mut bytes = [0u8; 32];
     for chunk in bytes.chunks_mut(8) {
@@ -269,7 +299,9 @@ fn runner(seed: u64) -> TestRunner {
     TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
 }
 
-/// proptest's shrinking loop, accepting a simpler case only if it trips the same oracle.
+/// proptest's shrinking loop, accepting a simpler case only if it trips the same oracle; then
+/// the confirmation: the shrunk case must trip it once more on a fresh connection, else the
+/// case as found must. `None` when neither does: no finding.
 async fn shrink<T: ValueTree<Value = Vec<Vec<u8>>>>(
     target: &Target,
     session: &mut exec::Session,
@@ -278,10 +310,11 @@ async fn shrink<T: ValueTree<Value = Vec<Vec<u8>>>>(
     outcome: CaseResult,
     options: &FuzzOptions,
     stats: &mut Stats,
-) -> Result<Finding, StartError> {
+) -> Result<Option<Finding>, StartError> {
     let started = Instant::now();
     let oracle = outcome.violation.as_ref().map(|v| v.oracle);
     let original_len = case.len();
+    let original = case.clone();
     let mut best = (case, outcome);
     let mut steps = 0;
     let mut more = tree.simplify();
@@ -298,26 +331,31 @@ async fn shrink<T: ValueTree<Value = Vec<Vec<u8>>>>(
             more = tree.complicate();
         }
     }
-    let (case, outcome) = best;
-    // Confirm: the final case must trip the same oracle once more.
-    let again = session.run_fresh(target, &case, &options.exec).await?;
-    stats.confirming += 1;
-    let confirmed = again.violation.as_ref().map(|v| v.oracle) == oracle;
-    Ok(Finding {
-        confirmed,
-        violation: outcome.violation.unwrap_or_else(|| Violation {
-            oracle: Oracle::Crash,
-            detail: "(lost while shrinking)".into(),
-        }),
-        case,
-        original_len,
-        time_to_find: Duration::ZERO,
-        shrink_steps: steps,
-        stderr_tail: outcome.stderr_tail,
-        seed: options.seed,
-        reproducer: None,
-        replay: None,
-    })
+    let mut tries = vec![best.0];
+    if steps > 0 {
+        tries.push(original);
+    }
+    for (i, case) in tries.into_iter().enumerate() {
+        let again = session.run_fresh(target, &case, &options.exec).await?;
+        stats.confirming += 1;
+        stats.messages += again.sent as u64;
+        let Some(violation) = again.violation.filter(|v| Some(v.oracle) == oracle) else {
+            continue;
+        };
+        return Ok(Some(Finding {
+            violation,
+            case,
+            original_len,
+            time_to_find: Duration::ZERO,
+            shrink_steps: if i == 0 { steps } else { 0 },
+            stderr_tail: again.stderr_tail,
+            seed: options.seed,
+            reproducer: None,
+            replay: None,
+            transport: TransportKind::of(target),
+        }));
+    }
+    Ok(None)
 }
 
 /// Replays a reproducer once; the violation it trips, if any.

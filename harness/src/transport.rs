@@ -49,6 +49,8 @@ pub enum Recv {
 pub struct LineTransport {
     writer: Option<Box<dyn AsyncWrite + Send + Unpin>>,
     reader: LineReader,
+    /// What [`LineTransport::send_reading`] read while it wrote, for the next reads.
+    pending: std::collections::VecDeque<Recv>,
     server: ServerHandle,
     era_hint: Option<http::EraHint>,
     /// Every write, in order, when the pool asked for it (a shared process's history, POL-30).
@@ -72,6 +74,7 @@ impl LineTransport {
         Self {
             writer: Some(writer),
             reader,
+            pending: std::collections::VecDeque::new(),
             server,
             era_hint: None,
             sent: None,
@@ -156,10 +159,50 @@ impl LineTransport {
         }
     }
 
+    /// As [`LineTransport::send`], reading the server's output meanwhile (kept, in order, for
+    /// the next [`LineTransport::recv`]): a server that writes a large answer before it reads
+    /// its next input is never blocked on a full pipe by a client that writes without reading.
+    pub async fn send_reading(&mut self, bytes: &[u8], deadline: Instant) -> std::io::Result<()> {
+        let Some(w) = self.writer.as_mut() else {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "input closed",
+            ));
+        };
+        let (reader, pending) = (&mut self.reader, &mut self.pending);
+        let write = async {
+            w.write_all(bytes).await?;
+            w.flush().await
+        };
+        tokio::pin!(write);
+        let mut reading = true;
+        loop {
+            tokio::select! {
+                written = &mut write => return written,
+                event = reader.next_line(deadline), if reading => match event {
+                    Recv::TimedOut => {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::TimedOut,
+                            "the server stopped reading its input",
+                        ));
+                    }
+                    Recv::Closed => {
+                        reading = false;
+                        pending.push_back(Recv::Closed);
+                    }
+                    event => pending.push_back(event),
+                },
+            }
+        }
+    }
+
     /// Reads the next line or event, waiting at most until `deadline`. Once the deadline has
     /// passed this is `TimedOut` even while lines are still arriving, so a server that floods
     /// its output cannot stretch a wait.
     pub async fn recv(&mut self, deadline: Instant) -> Recv {
+        if let Some(event) = self.pending.pop_front() {
+            return event;
+        }
         self.reader.next_line(deadline).await
     }
 

@@ -11,13 +11,16 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 
+/// Cases per run: counted, so a run does the same work on any machine.
+const CASES: &str = "150";
+
 struct Run {
     code: Option<i32>,
     stdout: String,
     stderr: String,
 }
 
-/// `mcpspec fuzz` for 4 s of fuzzing on the trap server, from a directory outside the
+/// `mcpspec fuzz` for [`CASES`] cases on the trap server, from a directory outside the
 /// repository (so nothing can be read from `fixtures/`).
 fn fuzz_trap(name: &str, extra: &[&str]) -> Run {
     let scratch = std::env::temp_dir().join(format!(
@@ -30,7 +33,15 @@ fn fuzz_trap(name: &str, extra: &[&str]) -> Run {
     let output = Command::cargo_bin("mcpspec")
         .unwrap()
         .current_dir(&scratch)
-        .args(["fuzz", "--seed", "2", "--time", "4", "--max-findings", "11"])
+        .args([
+            "fuzz",
+            "--seed",
+            "2",
+            "--cases",
+            CASES,
+            "--max-findings",
+            "11",
+        ])
         .args(["--out", "out"])
         .args(extra)
         .arg("--")
@@ -80,7 +91,7 @@ fn a_listed_tool_is_never_called_unless_allowed_and_cases_share_one_process() {
     // One shared process and one warm spare serve every case of a healthy server.
     let cases = count_before(&run.stdout, "cases");
     let connections = count_before(&run.stdout, "connection(s)");
-    assert!(cases >= 100, "{}", run.stdout);
+    assert_eq!(cases.to_string(), CASES, "{}", run.stdout);
     assert!(
         connections <= 3,
         "{connections} connections for {cases} cases"
@@ -117,7 +128,7 @@ fn ctrl_c_ends_the_run_and_every_server_process_it_started() {
     let script = support::repo_root().join("fixtures/scripted/tool_trap.py");
     let out = std::env::temp_dir().join(&marker);
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mcpspec"))
-        .args(["fuzz", "--seed", "2", "--time", "60", "--out"])
+        .args(["fuzz", "--seed", "2", "--cases", "1000000", "--out"])
         .arg(&out)
         .arg("--")
         .arg("python3")

@@ -26,7 +26,15 @@ fn workdir(name: &str) -> support::Scratch {
 fn find(dir: &Path, target_args: &[&str], oracle: &str) -> (PathBuf, String) {
     let output = mcpspec()
         .current_dir(dir)
-        .args(["fuzz", "--seed", "3", "--time", "30", "--max-findings", "1"])
+        .args([
+            "fuzz",
+            "--seed",
+            "3",
+            "--cases",
+            "500",
+            "--max-findings",
+            "1",
+        ])
         .args(["--timeout", "0.3", "--shrink-time", "10", "--out", "out"])
         .args(target_args)
         .timeout(Duration::from_secs(90))

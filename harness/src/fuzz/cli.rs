@@ -29,7 +29,9 @@ pub struct FuzzArgs {
     /// printed.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// Stop after N generated cases.
+    /// Stop after N generated cases (shrinking and confirming a finding not counted). With
+    /// --cases and no --time only the count bounds the run, so the same seed does the same work
+    /// on a fast machine and a slow one.
     #[arg(
         long,
         value_name = "N",
@@ -37,15 +39,15 @@ pub struct FuzzArgs {
         allow_negative_numbers = true
     )]
     pub cases: Option<u64>,
-    /// Stop generating after SECS seconds.
+    /// Stop generating after SECS seconds (shrinking and confirming not counted). Default: 60,
+    /// or no time bound when --cases is given.
     #[arg(
         long,
         value_name = "SECS",
-        default_value = "60",
         value_parser = parse_duration,
         allow_negative_numbers = true
     )]
-    pub time: Duration,
+    pub time: Option<Duration>,
     /// Where reproducers are written.
     #[arg(long, value_name = "DIR", default_value = "mcpspec-out/fuzz")]
     pub out: PathBuf,
@@ -147,10 +149,15 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
     let given = super::load_seeds(&args.seeds);
     let seed_counts = (built_in.len(), given.len());
     let seeds: Vec<Vec<u8>> = built_in.into_iter().chain(given).collect();
+    let time = match (args.time, args.cases) {
+        (Some(t), _) => Some(t),
+        (None, Some(_)) => None,
+        (None, None) => Some(super::DEFAULT_TIME),
+    };
     let mut options = FuzzOptions {
         seed,
         cases: args.cases.unwrap_or(u64::MAX),
-        time: args.time,
+        time,
         shrink_time: args.shrink_time,
         max_findings: args.max_findings,
         exec: ExecOptions {
@@ -160,6 +167,7 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         },
         material: super::strategy::Material {
             seeds,
+            http: matches!(target, Target::Url(_)),
             ..Default::default()
         },
     };
@@ -168,20 +176,27 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         Err(e) => return usage(format!("cannot start the async runtime: {e}")),
     };
     super::quiet_panics();
+    let bound = match (time, args.cases) {
+        (Some(t), Some(n)) => format!("up to {:.0} s or {n} cases", t.as_secs_f64()),
+        (Some(t), None) => format!("up to {:.0} s", t.as_secs_f64()),
+        (None, Some(n)) => format!("{n} cases"),
+        (None, None) => String::new(),
+    };
     errln!(
         "mcpspec fuzz: {} — seed {seed}, {} seed message(s) ({} built in, {} from --seeds), \
-         up to {:.0} s",
+         {bound}",
         target.describe(),
         seed_counts.0 + seed_counts.1,
         seed_counts.0,
         seed_counts.1,
-        args.time.as_secs_f64()
     );
-    let progress = crate::report::Progress::new(
-        "mcpspec fuzz",
-        args.time.as_millis() as u64,
-        crate::report::progress_mode(),
-    );
+    // The bar shows time when time bounds the run, else cases.
+    let (length, budget) = match time {
+        Some(t) => (t.as_millis() as u64, Budget::Time(t)),
+        None => (options.cases, Budget::Cases(options.cases)),
+    };
+    let progress =
+        crate::report::Progress::new("mcpspec fuzz", length, crate::report::progress_mode());
     let work = async {
         options.exec.startup_allowance = calibrate(&target, args.max_message).await?;
         let how = super::material::gather(
@@ -213,9 +228,19 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
             m.resource_uris.len(),
             m.prompt_names.len()
         );
-        super::fuzz(&target, &options, Some(&args.out), |stats, found| {
-            progress.fuzzed(stats.elapsed, args.time, stats.cases, stats.messages, found);
-        })
+        super::fuzz(
+            &target,
+            &options,
+            Some(&args.out),
+            |stats, found| match budget {
+                Budget::Time(t) => {
+                    progress.fuzzed(stats.elapsed, t, stats.cases, stats.messages, found);
+                }
+                Budget::Cases(n) => {
+                    progress.fuzzed_cases(stats.elapsed, stats.cases, n, stats.messages, found);
+                }
+            },
+        )
         .await
     };
     // Ctrl-C ends the run; dropping the unfinished work kills every server process it
@@ -256,17 +281,24 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         );
         if let Some(first) = &report.stats.first_unreproduced {
             outln!(
-                "{} violation(s) seen on a shared connection did not recur on a fresh one (not \
-                 findings); the first: {first}",
+                "{} violation(s) did not recur on a fresh connection (not findings); the first: \
+                 {first}",
                 report.stats.unreproduced
             );
         }
     }
-    if report.findings.iter().any(|f| f.confirmed) {
-        FOUND
-    } else {
+    if report.findings.is_empty() {
         OK
+    } else {
+        FOUND
     }
+}
+
+/// What bounds a run's progress bar.
+#[derive(Debug, Clone, Copy)]
+enum Budget {
+    Time(Duration),
+    Cases(u64),
 }
 
 /// `fuzz --json`: each finding (oracle, rule, what was seen, the shrunk case, the reproducer
@@ -278,9 +310,8 @@ fn report_json(report: &super::FuzzReport, target: &Target, seed: u64) -> String
         .map(|f| {
             serde_json::json!({
                 "oracle": f.violation.oracle.id(),
-                "rule": f.violation.oracle.rule(),
+                "rule": f.violation.oracle.rule(f.transport),
                 "detail": f.violation.detail,
-                "confirmed": f.confirmed,
                 "case": f.case.iter().map(|l| String::from_utf8_lossy(l)).collect::<Vec<_>>(),
                 "original_messages": f.original_len,
                 "shrink_steps": f.shrink_steps,
@@ -361,7 +392,7 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
                     "reproduced [{}] {}. Rule: {}. ({} message(s) from {} on {})",
                     v.oracle.id(),
                     v.detail,
-                    v.oracle.rule(),
+                    v.oracle.rule(super::TransportKind::of(&target)),
                     case.len(),
                     args.file.display(),
                     target.describe()

@@ -1,5 +1,20 @@
 //! The oracles: what a fuzz case may not make the server do. Each has a stable id (used in
-//! reproducer names and by `mcpspec replay` to say it reproduced the same finding).
+//! reproducer names and by `mcpspec replay` to say it reproduced the same finding) and a rule
+//! stated for the transport it judges ([`Oracle::rule`]).
+//!
+//! ```text
+//! case lines --sent::Obligations::of--> slots (the replies each line may or must earn, under
+//!                                        every way a peer may read it)
+//! server output --judge::Judge::line/refusal--> replies and refusals
+//!                                        --settle: match replies to slots--> violations
+//! ```
+//!
+//! May import the wire codec (its shallow scan, its HTTP context), the target (to tell its
+//! transport), the protocol constants, [`super::reading`] and [`super::headers`]; never the
+//! transports or the strategies.
+
+pub mod judge;
+pub mod sent;
 
 use std::fmt;
 
@@ -64,26 +79,47 @@ impl Oracle {
         }
     }
 
-    /// What the oracle asserts, one line.
-    pub fn rule(self) -> &'static str {
-        match self {
-            Oracle::Crash => "the server keeps running whatever it is sent",
-            Oracle::Hang => "the server keeps answering: a ping sent after the case is answered",
-            Oracle::NonMcpOutput => "nothing but MCP messages on stdout (STDIO)",
-            Oracle::OversizedOutput => "no message larger than the bound",
-            Oracle::InvalidReply => "every message the server writes is valid JSON-RPC 2.0",
-            Oracle::BadErrorCode => {
+    /// What the oracle asserts over `transport`, one line that names the transport.
+    pub fn rule(self, transport: TransportKind) -> String {
+        use TransportKind::{Http, Stdio};
+        let rule = match (self, transport) {
+            (Oracle::Crash, Stdio) => {
+                "the server process keeps running, its stdout open, whatever it is sent"
+            }
+            (Oracle::Crash, Http) => {
+                "the server keeps serving whatever it is sent: every POST gets an HTTP response"
+            }
+            (Oracle::Hang, Stdio) => {
+                "the server keeps answering: a ping written after the case is answered in time"
+            }
+            (Oracle::Hang, Http) => {
+                "the server keeps answering: a ping POSTed after the case is answered in time"
+            }
+            (Oracle::NonMcpOutput, Stdio) => {
+                "nothing but MCP messages on stdout: each line JSON text, no byte that is not \
+                 UTF-8 unless the case sent it (STDIO-2)"
+            }
+            (Oracle::NonMcpOutput, Http) => {
+                "a POSTed request is answered with JSON-RPC, a JSON body or an event stream \
+                 (HTTP-4); only a POST that is no request, or one whose header the fuzzer made \
+                 malformed on purpose, may get a bare 4xx"
+            }
+            (Oracle::OversizedOutput, Stdio) => "no line on stdout longer than the bound",
+            (Oracle::OversizedOutput, Http) => "no JSON body or event longer than the bound",
+            (Oracle::InvalidReply, _) => "every message the server writes is valid JSON-RPC 2.0",
+            (Oracle::BadErrorCode, _) => {
                 "error codes are JSON-RPC's, MCP's, implementation-defined (-32000..-32019) \
                  or outside the reserved range, never 0"
             }
-            Oracle::ServerRequestInModernEra => {
+            (Oracle::ServerRequestInModernEra, _) => {
                 "no server->client requests in the modern era (RPC-8)"
             }
-            Oracle::DuplicateReply => "each request is answered at most once",
-            Oracle::ReplyToNotification => "notifications are never answered",
-            Oracle::UnmatchedReply => "every reply carries the id of a request it answers",
-            Oracle::UnansweredRequest => "every request is answered within the reply bound",
-        }
+            (Oracle::DuplicateReply, _) => "each request is answered at most once",
+            (Oracle::ReplyToNotification, _) => "notifications are never answered",
+            (Oracle::UnmatchedReply, _) => "every reply carries the id of a request it answers",
+            (Oracle::UnansweredRequest, _) => "every request is answered within the reply bound",
+        };
+        format!("{rule} ({transport})")
     }
 
     pub fn from_id(id: &str) -> Option<Oracle> {
@@ -96,6 +132,35 @@ impl fmt::Display for Oracle {
         f.write_str(self.id())
     }
 }
+
+/// The transport a rule is stated for: a stdio server's (the embedded reference server is
+/// read the same way, line by line), or a streamable HTTP endpoint's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportKind {
+    Stdio,
+    Http,
+}
+
+impl TransportKind {
+    pub fn of(target: &crate::target::Target) -> TransportKind {
+        match target {
+            crate::target::Target::Url(_) => TransportKind::Http,
+            _ => TransportKind::Stdio,
+        }
+    }
+}
+
+impl fmt::Display for TransportKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TransportKind::Stdio => "over stdio",
+            TransportKind::Http => "over HTTP",
+        })
+    }
+}
+
+/// The id of the liveness probe (a `ping`) sent after every case; no generated line carries it.
+pub const PROBE_ID: &str = "mcpspec-fuzz-probe";
 
 /// One oracle violation on one case.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,6 +199,19 @@ mod tests {
         let mut ids: Vec<_> = Oracle::ALL.iter().map(|o| o.id()).collect();
         ids.dedup();
         assert_eq!(ids.len(), Oracle::ALL.len());
+    }
+
+    #[test]
+    fn every_rule_names_its_transport() {
+        for o in Oracle::ALL {
+            assert!(o.rule(TransportKind::Stdio).ends_with("(over stdio)"));
+            let http = o.rule(TransportKind::Http);
+            assert!(http.ends_with("(over HTTP)"), "{http}");
+            assert!(
+                !http.contains("stdout") && !http.contains("STDIO"),
+                "{http}"
+            );
+        }
     }
 
     #[test]

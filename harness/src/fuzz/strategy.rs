@@ -1,8 +1,13 @@
 //! proptest strategies for fuzz cases: a [`Case`] is a short sequence of lines, each a
 //! structured JSON-RPC message (valid envelopes with odd params, broken envelopes, wrong types,
-//! huge and deep values, unicode edge cases, reused ids, notifications that look like requests,
-//! client responses, batches) or a mutated seed line. Everything shrinks: a failing case
-//! shrinks to fewer lines and simpler values.
+//! huge and deep values, unicode edge cases, ids of every size and of the wrong type,
+//! notifications that look like requests, client responses, batches) or a mutated seed line.
+//! Every id in a case is distinct ([`ids`]), so a reply names the line it answers. Over HTTP,
+//! the values the transport mirrors into headers stay ones HTTP can carry
+//! ([`headers::clean`]), except in [`malformed_header`] lines, built malformed on purpose.
+//! Everything shrinks: a failing case shrinks to fewer lines and simpler values.
+
+pub mod ids;
 
 use std::sync::Arc;
 
@@ -11,6 +16,7 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{Map, Value, json};
 
+use super::headers;
 use crate::protocol::{meta, method, version};
 
 /// One fuzz case: the lines sent to the server, in order (no newlines inside a line).
@@ -40,6 +46,9 @@ pub struct Material {
     pub resource_uris: Vec<String>,
     /// Prompt names the server lists.
     pub prompt_names: Vec<String>,
+    /// Whether the target is reached over HTTP: header values stay carriable, and
+    /// [`malformed_header`] lines are drawn.
+    pub http: bool,
 }
 
 /// A tool a case may call.
@@ -197,11 +206,17 @@ const METHODS: &[&str] = &[
 ];
 
 /// The strategy for whole cases, drawing on `material`; every line passes
-/// [`Material::guard`].
+/// [`Material::guard`], and the case's ids are made distinct ([`ids::distinct`]).
 pub fn case(material: Arc<Material>) -> impl Strategy<Value = Case> {
     let guard = material.clone();
-    vec(line(&material), 1..=MAX_LINES)
-        .prop_map(move |lines| lines.into_iter().map(|l| guard.guard(l)).collect())
+    vec(line(&material), 1..=MAX_LINES).prop_map(move |lines| {
+        ids::distinct(
+            lines
+                .into_iter()
+                .map(|l| raw_numbers(guard.guard(l)))
+                .collect(),
+        )
+    })
 }
 
 /// One line.
@@ -212,7 +227,7 @@ pub fn line(m: &Arc<Material>) -> BoxedStrategy<Vec<u8>> {
     } else {
         mutated_seed(Arc::new(m.seeds.clone())).boxed()
     };
-    prop_oneof![
+    let lines = prop_oneof![
         6 => json_line(request(m)),
         2 => json_line(tool_call(m)),
         2 => json_line(notification(m)),
@@ -221,8 +236,103 @@ pub fn line(m: &Arc<Material>) -> BoxedStrategy<Vec<u8>> {
         1 => json_line(batch(m)),
         2 => seeded,
         1 => huge_or_deep(m),
+    ];
+    if !m.http {
+        return lines.boxed();
+    }
+    prop_oneof![
+        MALFORMED_HEADER_ODDS => lines.prop_map(headers::clean),
+        1 => malformed_header(m),
     ]
     .boxed()
+}
+
+/// Over HTTP, one line in this many plus one is a [`malformed_header`] line.
+const MALFORMED_HEADER_ODDS: u32 = 39;
+
+/// Control characters an HTTP header cannot carry (not CR or LF: those would split the request
+/// itself, which is no MCP question).
+const CONTROLS: &[char] = &['\u{0}', '\u{1}', '\u{8}', '\u{b}', '\u{1b}', '\u{7f}'];
+
+/// A modern request whose mirrored header value (the version, the method, or a `tools/call`
+/// name) holds a control character: a malformed HTTP request, built on purpose, that a server's
+/// HTTP layer may refuse before any MCP code reads it (HTTP targets only; the oracle allows
+/// the refusal, see [`headers`]).
+pub fn malformed_header(m: &Material) -> BoxedStrategy<Vec<u8>> {
+    (
+        request(m),
+        select(CONTROLS),
+        0u8..3,
+        any::<proptest::sample::Index>(),
+    )
+        .prop_map(|(mut message, control, which, at)| {
+            let inserted = |s: &str| {
+                let mut chars: Vec<char> = s.chars().collect();
+                chars.insert(at.index(chars.len() + 1), control);
+                chars.into_iter().collect::<String>()
+            };
+            let Value::Object(obj) = &mut message else {
+                return message.to_string().into_bytes();
+            };
+            let mut meta = modern_meta();
+            if which == 0 {
+                meta[meta::PROTOCOL_VERSION] = inserted(version::MODERN).into();
+            }
+            let params = obj.entry("params").or_insert_with(|| json!({}));
+            if !params.is_object() {
+                *params = json!({});
+            }
+            params["_meta"] = meta;
+            match which {
+                0 => {}
+                1 => {
+                    let m = obj.get("method").and_then(Value::as_str).unwrap_or("ping");
+                    let m = inserted(m);
+                    obj.insert("method".into(), m.into());
+                }
+                _ => {
+                    obj.insert("method".into(), method::TOOLS_CALL.into());
+                    if let Some(p) = obj.get_mut("params") {
+                        p["name"] = inserted(NONEXISTENT_TOOL).into();
+                    }
+                }
+            }
+            message.to_string().into_bytes()
+        })
+        .boxed()
+}
+
+/// Stands for a number JSON can write but [`Value`] cannot hold (an integer past 64 bits) until
+/// the line is rendered: `"<marker>DIGITS"` becomes `DIGITS` ([`raw_numbers`]).
+const RAW_NUMBER: &str = "\u{1}mcpspec-raw-number:";
+
+/// A number written as `digits`, past what [`Value`] holds.
+fn raw_number(digits: &str) -> Value {
+    Value::from(format!("{RAW_NUMBER}{digits}"))
+}
+
+/// [`RAW_NUMBER`] as JSON text writes it, up to its digits.
+const RAW_NUMBER_JSON: &[u8] = br#""\u0001mcpspec-raw-number:"#;
+
+/// `line` with every [`raw_number`] written as the number it stands for.
+fn raw_numbers(line: Vec<u8>) -> Vec<u8> {
+    let open = RAW_NUMBER_JSON;
+    if memchr::memmem::find(&line, open).is_none() {
+        return line;
+    }
+    let mut out = Vec::with_capacity(line.len());
+    let mut rest = &line[..];
+    while let Some(at) = memchr::memmem::find(rest, open) {
+        let digits = &rest[at + open.len()..];
+        let Some(end) = memchr::memchr(b'"', digits) else {
+            break;
+        };
+        out.extend_from_slice(&rest[..at]);
+        out.extend_from_slice(&digits[..end]);
+        rest = &digits[end + 1..];
+    }
+    out.extend_from_slice(rest);
+    out
 }
 
 /// A name from `names`, when there are any, else `fallback`.
@@ -257,7 +367,9 @@ fn argument_key(m: &Material) -> BoxedStrategy<String> {
     }
 }
 
-/// Request ids from small spaces (so reuse is common), plus the wrong types.
+/// Request ids: small integers and strings, every size and spelling JSON allows (past 64 bits,
+/// negative, an exponent, negative zero), and the wrong types. A case's ids are made distinct
+/// afterwards ([`ids`]), so the small spaces do not make replies ambiguous.
 pub fn id() -> BoxedStrategy<Value> {
     prop_oneof![
         6 => (0i64..4).prop_map(Value::from),
@@ -270,6 +382,10 @@ pub fn id() -> BoxedStrategy<Value> {
         1 => Just(json!({"id": 1})),
         1 => Just(json!(i64::MAX)),
         1 => Just(json!(u64::MAX)),
+        1 => Just(json!(1e21)),
+        1 => Just(json!(-0.0)),
+        1 => Just(raw_number("340282366920938463463374607431768211457")),
+        1 => Just(raw_number("-18446744073709551617")),
         1 => select(STRINGS).prop_map(Value::from),
     ]
     .boxed()
@@ -691,6 +807,50 @@ mod tests {
         }
         let other = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_vec();
         assert_eq!(material.guard(other.clone()), other);
+    }
+
+    #[test]
+    fn raw_numbers_are_written_as_numbers() {
+        let line = json!({"id": raw_number("340282366920938463463374607431768211457"),
+                          "params": {"requestId": raw_number("-18446744073709551617")}})
+        .to_string()
+        .into_bytes();
+        let out = String::from_utf8(raw_numbers(line)).unwrap_or_default();
+        assert_eq!(
+            out,
+            r#"{"id":340282366920938463463374607431768211457,"params":{"requestId":-18446744073709551617}}"#
+        );
+    }
+
+    #[test]
+    fn over_http_only_malformed_header_lines_carry_uncarriable_headers() {
+        let material = Arc::new(Material {
+            seeds: vec![br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.to_vec()],
+            http: true,
+            ..Material::default()
+        });
+        let mut runner = TestRunner::deterministic();
+        let (mut malformed, mut lines) = (0, 0);
+        for _ in 0..400 {
+            let line = line(&material).new_tree(&mut runner).map(|t| t.current());
+            let Ok(line) = line else { continue };
+            lines += 1;
+            malformed += usize::from(headers::malformed(&line));
+        }
+        // About one line in forty, and only those: the rest were cleaned.
+        assert!((2..40).contains(&malformed), "{malformed} of {lines}");
+        let mut runner = TestRunner::deterministic();
+        for _ in 0..50 {
+            let line = malformed_header(&material)
+                .new_tree(&mut runner)
+                .map(|t| t.current());
+            let line = line.unwrap_or_default();
+            assert!(
+                headers::malformed(&line),
+                "{}",
+                String::from_utf8_lossy(&line)
+            );
+        }
     }
 
     #[test]

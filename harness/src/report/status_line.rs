@@ -211,6 +211,24 @@ impl Progress {
         });
     }
 
+    /// `fuzz --cases N` without `--time`: the counters so far, `cases` of `of` generated.
+    pub fn fuzzed_cases(
+        &self,
+        elapsed: Duration,
+        cases: u64,
+        of: u64,
+        messages: u64,
+        findings: usize,
+    ) {
+        self.show(cases.min(of), || {
+            format!(
+                "{cases}/{of} cases, {:.0} s, {:.0} messages/s, {findings} finding(s)",
+                elapsed.as_secs_f64(),
+                messages as f64 / elapsed.as_secs_f64().max(1e-3)
+            )
+        });
+    }
+
     fn show(&self, position: u64, line: impl FnOnce() -> String) {
         match &self.shown {
             Shown::Bar(bar, length) => {

@@ -40,6 +40,8 @@ impl LineReader {
         }
     }
 
+    /// The next line or event, waiting at most until `deadline`. Cancel-safe: dropped before
+    /// it completes, it loses no byte.
     pub async fn next_line(&mut self, deadline: Instant) -> Recv {
         loop {
             if Instant::now() >= deadline {
@@ -59,19 +61,14 @@ impl LineReader {
                 return Recv::Closed;
             }
             self.compact();
-            let old = self.buf.len();
-            self.buf.resize(old + CHUNK, 0);
-            let read = tokio::time::timeout_at(deadline, self.inner.read(&mut self.buf[old..]));
+            self.buf.reserve(CHUNK);
+            // `read_buf` appends to the spare capacity only: a read cancelled at this await (a
+            // `select!` whose other branch won) leaves the buffer as it was.
+            let read = tokio::time::timeout_at(deadline, self.inner.read_buf(&mut self.buf));
             match read.await {
-                Err(_) => {
-                    self.buf.truncate(old);
-                    return Recv::TimedOut;
-                }
-                Ok(Ok(0)) | Ok(Err(_)) => {
-                    self.buf.truncate(old);
-                    self.eof = true;
-                }
-                Ok(Ok(n)) => self.buf.truncate(old + n),
+                Err(_) => return Recv::TimedOut,
+                Ok(Ok(0)) | Ok(Err(_)) => self.eof = true,
+                Ok(Ok(_)) => {}
             }
         }
     }
