@@ -209,7 +209,8 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         .await?;
         let m = &options.material;
         errln!(
-            "mcpspec fuzz: material ({how}): {} tool(s) callable{}, {} listed tool(s) never \
+            "mcpspec fuzz: material ({how}): {} tool(s) callable{}, {} valid call(s) of them \
+             among the seeds (arguments from their inputSchema), {} listed tool(s) never \
              called, {} resource URI(s), {} prompt(s)",
             m.tools.len(),
             if m.tools.is_empty() {
@@ -224,6 +225,7 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
                         .join(", ")
                 )
             },
+            m.seeds.len() - seed_counts.0 - seed_counts.1,
             m.forbidden_tools.len(),
             m.resource_uris.len(),
             m.prompt_names.len()

@@ -109,6 +109,40 @@ async fn ask(
     answers
 }
 
+/// How many valid calls of each allowed tool seed the cases (arguments built from its
+/// `inputSchema` for seeds 0, 1, 2: the plain call and two variations).
+pub const VALID_CALLS: u64 = 3;
+
+/// `tools/call` lines of `name` with arguments its `inputSchema` accepts (POL-31's generator,
+/// each instance validated against the schema): seeds that reach the tool's own code, which
+/// the mutations then bend. A schema no instance can be built for gives none.
+fn valid_calls(name: &str, schema: &Value) -> Vec<Vec<u8>> {
+    let mut lines: Vec<Vec<u8>> = Vec::new();
+    for seed in 0..VALID_CALLS {
+        let Ok(arguments) = crate::schema::arguments::arguments(schema, seed) else {
+            break;
+        };
+        let line = serde_json::to_vec(&serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": method::TOOLS_CALL,
+            "params": {
+                "name": name,
+                "arguments": arguments,
+                "_meta": {
+                    crate::protocol::meta::PROTOCOL_VERSION: crate::protocol::version::MODERN,
+                    crate::protocol::meta::CLIENT_CAPABILITIES: {},
+                },
+            },
+        }))
+        .unwrap_or_default();
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    lines
+}
+
 /// Fills `material` from the list results in `answers`.
 fn read_lists(answers: &HashMap<String, Value>, material: &mut Material, allowed: &[String]) {
     let items = |list: &str, key: &str| -> Vec<Value> {
@@ -135,6 +169,9 @@ fn read_lists(answers: &HashMap<String, Value>, material: &mut Material, allowed
                 .and_then(Value::as_object)
                 .map(|p| p.keys().cloned().collect())
                 .unwrap_or_default();
+            if let Some(schema) = tool.get("inputSchema") {
+                material.seeds.extend(valid_calls(&tool_name, schema));
+            }
             material.tools.push(Tool {
                 name: tool_name,
                 arguments,
@@ -213,5 +250,28 @@ mod tests {
         assert!(!m.may_call("x"));
         assert!(m.may_call(""));
         assert!(m.may_call("a\u{0}b"));
+    }
+
+    #[test]
+    fn an_allowed_tool_seeds_valid_calls_built_from_its_schema() {
+        let tools = serde_json::json!({"tools": [
+            {"name": "add", "inputSchema": {"type": "object",
+                "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+                "required": ["a", "b"]}},
+            {"name": "rm", "inputSchema": {"type": "object"}},
+        ]});
+        let answers = HashMap::from([(method::TOOLS_LIST.to_owned(), tools)]);
+        let mut material = Material::default();
+        read_lists(&answers, &mut material, &["add".to_owned()]);
+        assert!(!material.seeds.is_empty());
+        for line in &material.seeds {
+            let call: Value = serde_json::from_slice(line).unwrap();
+            assert_eq!(
+                call["params"]["name"], "add",
+                "only allowed tools are seeded"
+            );
+            let args = &call["params"]["arguments"];
+            assert!(args["a"].is_number() && args["b"].is_number(), "{args}");
+        }
     }
 }
