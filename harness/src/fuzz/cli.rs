@@ -209,8 +209,7 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         .await?;
         let m = &options.material;
         errln!(
-            "mcpspec fuzz: material ({how}): {} tool(s) callable{}, {} valid call(s) of them \
-             among the seeds (arguments from their inputSchema), {} listed tool(s) never \
+            "mcpspec fuzz: material ({how}): {} tool(s) callable{}, {} listed tool(s) never \
              called, {} resource URI(s), {} prompt(s)",
             m.tools.len(),
             if m.tools.is_empty() {
@@ -225,11 +224,17 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
                         .join(", ")
                 )
             },
-            m.seeds.len() - seed_counts.0 - seed_counts.1,
             m.forbidden_tools.len(),
             m.resource_uris.len(),
             m.prompt_names.len()
         );
+        let valid_calls = m.seeds.len().saturating_sub(seed_counts.0 + seed_counts.1);
+        if valid_calls > 0 {
+            errln!(
+                "mcpspec fuzz: {valid_calls} valid call(s) of the callable tools among the seeds \
+                 (arguments built from each tool's inputSchema)"
+            );
+        }
         super::fuzz(
             &target,
             &options,
