@@ -235,15 +235,15 @@ pub(super) struct Outputs {
 /// The run's options from its flags; a usage error if the target, the baseline or the selection
 /// is wrong.
 fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
-    // No target, no fault, no eras mode, no instances: the whole catalogue on the embedded
-    // server, over both transports and with the probe profile it implements, so every check
-    // that can run does.
+    // No target, no fault, no eras mode, no spawned instances: the whole catalogue on the
+    // embedded server, over both transports and with the probe profile it implements, so every
+    // check that can run does (`--replicas N` only sets how many instances the `stateless/*`
+    // checks get). The flags that leave this default are listed in docs/cli.md.
     let t = &args.target;
     let both_transports = t.url.is_empty()
         && t.command.is_empty()
         && t.fault.is_empty()
         && t.eras.is_none()
-        && args.replicas.is_none()
         && args.spawn_http.is_none();
     args.probe_profile |= both_transports;
     let (target, urls) = args
