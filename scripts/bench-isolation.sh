@@ -11,7 +11,7 @@
 #   PY_RUNS=3 bash scripts/bench-isolation.sh  # fewer runs of the (slow) Python SDK server
 #
 # A benchmark, not a test: it is not part of scripts/test.sh. Numbers depend on the machine and
-# on what else runs on it; the README's table says where it was measured.
+# on what else runs on it; docs/performance.md says where it was measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

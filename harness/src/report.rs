@@ -232,7 +232,7 @@ impl Summary {
 }
 
 /// Why a check was skipped, as a short phrase shared by every check skipped for that reason:
-/// the runner's reasons (README "Outcomes") by their fixed opening words; a reason a check
+/// the runner's reasons (docs/outcomes.md) by their fixed opening words; a reason a check
 /// gave itself stands as it is.
 pub fn skip_group(reason: &str) -> String {
     const GROUPS: &[(&str, &str)] = &[

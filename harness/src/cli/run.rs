@@ -460,7 +460,7 @@ pub(super) fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<
         out!("{}", report.to_console(mcpspec::output::color_stdout()));
     }
     // The JSON report carries every transcript: streamed, never held whole as text (a flood
-    // of a server's output must not grow mcpspec's memory, README "Odd and hostile targets").
+    // of a server's output must not grow mcpspec's memory, docs/outcomes.md "Odd and hostile targets").
     if let Some(destination) = &files.json {
         destination
             .stream(|w| report.write_json(w))
