@@ -926,7 +926,11 @@ fn merge_carries_each_result_over_verbatim() {
         .unwrap();
     assert_eq!(result["added_later"][0]["note"], "kept");
     // The transcripts the shards wrote are carried too.
-    assert!(result["transcript"].as_array().is_some_and(|t| !t.is_empty()));
+    assert!(
+        result["transcript"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty())
+    );
 }
 
 #[test]

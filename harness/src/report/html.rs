@@ -16,8 +16,9 @@
 //! | each [`Kind`] | `k-{Kind::key}` (`k-non_strict`), labelled [`Kind::label`] | Fail, Error, NonStrict |
 //!
 //! Everything from the report is HTML-escaped here; the script only toggles visibility.
-//! May import the report types, the outcome model, the check catalogue (a check's description
-//! and expectation) and the requirement catalogue.
+//! May import the report types and what they carry (the outcome model, the transcript, the
+//! negotiation matrix, schema violations), the check catalogue (a check's description and
+//! expectation) and the requirement catalogue.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
