@@ -8,7 +8,7 @@
 #   RUNS=9 bash scripts/bench-replicas.sh
 #
 # A benchmark, not a test: it is not part of scripts/test.sh. Numbers depend on the machine and
-# on what else runs on it; the README says where it was measured.
+# on what else runs on it; docs/performance.md says where it was measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

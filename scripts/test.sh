@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: installs what the tests need (the Python SDK venv,
-# the TypeScript SDK fixture's node_modules, the Rust SDK fixture's binary, cargo-fuzz), then
-# runs formatting, lints, short fuzz runs and every test. CI runs exactly this (.ci/run).
+# the TypeScript SDK fixture's node_modules, the Rust SDK fixture's binary, cargo-fuzz,
+# mdBook), then runs formatting, lints, short fuzz runs, the book's build and link check, and
+# every test. CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +43,9 @@ bash scripts/shellcheck.sh
 
 echo "== actionlint (every workflow file)"
 bash scripts/actionlint.sh .github/workflows/*.yml
+
+echo "== the book (mdBook build of docs/ into target/book, every relative link and anchor checked)"
+bash scripts/book.sh
 
 echo "== cargo test"
 # insta never writes snapshots here: a mismatch fails (CI=true does the same in CI).

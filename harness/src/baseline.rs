@@ -101,28 +101,27 @@ impl Baseline {
     }
 
     /// A first baseline for a server with known failures: one entry per Fail (and per Error,
-    /// marked as such) of `report` (the JSON form of a run report), each reason the verdict's
-    /// message, for the author to replace with why the server behaves so.
-    pub fn of_failures(report: &serde_json::Value) -> Baseline {
-        let entries = report["results"]
-            .as_array()
-            .into_iter()
-            .flatten()
+    /// marked as such) of `report`, each reason the verdict's message, for the author to
+    /// replace with why the server behaves so.
+    pub fn of_failures(report: &RunReport) -> Baseline {
+        let entries = report
+            .results
+            .iter()
             .filter_map(|r| {
-                let message = r["outcome"]["message"].as_str().unwrap_or_default();
-                let reason = match r["outcome"]["kind"].as_str()? {
-                    "fail" => message.to_owned(),
-                    "error" => format!("(ERROR: mcpspec could not judge the check) {message}"),
+                let message = &r.outcome.message;
+                let reason = match r.outcome.kind {
+                    Kind::Fail => message.clone(),
+                    Kind::Error => format!("(ERROR: mcpspec could not judge the check) {message}"),
                     _ => return None,
                 };
                 Some(Entry {
-                    check: r["id"].as_str()?.to_owned(),
+                    check: r.id.clone(),
                     reason,
                 })
             })
             .collect();
         Baseline {
-            target: report["target"].as_str().map(str::to_owned),
+            target: Some(report.target.clone()),
             entries,
         }
     }

@@ -18,7 +18,7 @@ pub mod run;
 use mcpspec::cli_values::Destination;
 use mcpspec::errln;
 
-/// Exit codes (README "Exit codes").
+/// Exit codes (docs/outcomes.md "Exit codes").
 pub mod exit {
     pub const OK: u8 = 0;
     pub const FAILED: u8 = 1;

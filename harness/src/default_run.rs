@@ -2,8 +2,9 @@
 //! stdio (in memory, through the server's stdio framing) and over streamable HTTP on a loopback
 //! port it binds itself, so every check that can run against it does.
 //!
-//! The checks that need HTTP (`Need::Http`) run over HTTP, every other check over stdio, each
-//! exactly once; the two reports become one, each result naming the transport it ran on.
+//! The checks that need HTTP (`Need::Http`) run over HTTP, the `stateless/*` checks on three
+//! in-memory instances (`--replicas N`: N), every other check over stdio, each exactly once; the
+//! reports become one, each result naming the transport it ran on.
 //! May import the runner, the target and the report; nothing imports it but the command line.
 
 use std::time::Instant;
@@ -24,10 +25,16 @@ pub const HTTP: &str = "http";
 pub async fn run_both(
     config: reference::Config,
     checks: &[Check],
-    options: RunOptions,
+    mut options: RunOptions,
     observe: &(dyn Fn(&CheckResult) + Sync),
 ) -> Result<RunReport, StartError> {
     let started = Instant::now();
+    // `--replicas N` sets how many in-memory instances the stateless/* checks get; the other
+    // checks run on one.
+    let copies = match options.replicas.take() {
+        Some(crate::replicas::ReplicaSpec::Copies(n)) => n,
+        _ => INSTANCES,
+    };
     let (over_http, over_stdio): (Vec<Check>, Vec<Check>) = checks
         .iter()
         .partition(|check| check.needs.contains(&Need::Http));
@@ -71,7 +78,7 @@ pub async fn run_both(
             return Ok(None);
         }
         let mut options = options.clone();
-        options.replicas = Some(crate::replicas::ReplicaSpec::Copies(INSTANCES));
+        options.replicas = Some(crate::replicas::ReplicaSpec::Copies(copies));
         run_observed(stdio_target.clone(), &across_instances, options, observe)
             .await
             .map(Some)
@@ -86,12 +93,12 @@ pub async fn run_both(
     let ran_across = instances.is_some();
     let mut report = merge(&stdio_target, checks, [stdio, instances], http, started);
     if ran_across {
-        report.instances = Some(INSTANCES);
+        report.instances = Some(copies);
     }
     Ok(report)
 }
 
-/// How many instances the no-target run gives the `stateless/*` checks.
+/// How many instances the no-target run gives the `stateless/*` checks without `--replicas N`.
 const INSTANCES: usize = 3;
 
 /// One report of the two: results in `checks` order, each tagged with its transport; the

@@ -1,7 +1,8 @@
 //! `mcpspec explain CHECK-ID`: one check told in full, from its own metadata (the `Check`
 //! literal: what it checks, what a conforming server does, what it needs, the faults it is
-//! proven against), the requirement catalogue (text and source links), the policy titles, and
-//! the usual fix of each requirement it cites (`fixes.yaml`).
+//! proven against), the requirement catalogue (text and source links), the policy titles with
+//! where the book tells each (`docs/policies.md`), and the usual fix of each requirement it cites
+//! (`fixes.yaml`).
 //!
 //! May import the check definitions and the requirement catalogue; nothing imports it but the
 //! command line.
@@ -91,13 +92,18 @@ pub fn explain(check: &Check) -> String {
         }
     }
     if !policies.is_empty() {
-        out.push_str("\npolicies applied (policies.md):\n");
+        out.push_str("\npolicies applied:\n");
         for id in &policies {
             let title = requirements::POLICIES
                 .iter()
                 .find(|(p, _)| p == id)
                 .map_or("", |(_, t)| t);
-            let _ = writeln!(out, "  {id}: {title}");
+            let _ = writeln!(
+                out,
+                "  {id}: {title} ({}#{})",
+                requirements::POLICIES_PAGE,
+                id.to_lowercase()
+            );
         }
     }
     out.push_str("\nwhat a fix usually is:\n");

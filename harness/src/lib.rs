@@ -32,6 +32,7 @@ pub mod auth;
 pub mod baseline;
 pub mod catalogue;
 pub mod check;
+pub mod check_reference;
 pub mod cli_values;
 pub mod client;
 pub mod coverage;

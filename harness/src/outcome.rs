@@ -12,8 +12,12 @@ use serde::{Deserialize, Serialize};
 /// - `Info`: the spec leaves it open; the behaviour is recorded.
 /// - `Skipped`: not applicable (capability not advertised, era not served, ...). Never a pass.
 /// - `Error`: the harness could not run the check.
+///
+/// In JSON (the report's `outcome.kind`, its summary counts, the HTML report's classes and
+/// filters) each kind has one spelling, [`Kind::key`]: `pass`, `non_strict`, `fail`, `info`,
+/// `skipped`, `error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "snake_case")]
 pub enum Kind {
     Pass,
     NonStrict,
@@ -24,6 +28,29 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in declaration order.
+    pub const ALL: [Kind; 6] = [
+        Kind::Pass,
+        Kind::NonStrict,
+        Kind::Fail,
+        Kind::Info,
+        Kind::Skipped,
+        Kind::Error,
+    ];
+
+    /// The kind's one spelling in JSON and HTML (its serde name; a test holds them equal).
+    pub fn key(self) -> &'static str {
+        match self {
+            Kind::Pass => "pass",
+            Kind::NonStrict => "non_strict",
+            Kind::Fail => "fail",
+            Kind::Info => "info",
+            Kind::Skipped => "skipped",
+            Kind::Error => "error",
+        }
+    }
+
+    /// The label reports print (`NON-STRICT`).
     pub fn label(self) -> &'static str {
         match self {
             Kind::Pass => "PASS",
@@ -303,5 +330,14 @@ mod tests {
         p.push("a");
         p.push(String::from("b"));
         assert_eq!(p.verdict("fine"), Outcome::fail("a; b"));
+    }
+
+    #[test]
+    fn every_kind_has_one_spelling_in_json() {
+        for kind in Kind::ALL {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.key());
+            let back: Kind = serde_json::from_value(kind.key().into()).unwrap();
+            assert_eq!(back, kind);
+        }
     }
 }

@@ -48,9 +48,8 @@ pub struct CheckResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transport: Option<String>,
     /// Every event of the check (the JSON report carries it, so `mcpspec report RUN.json
-    /// --html` can draw the conversation again from the JSON itself; a merge keeps each
-    /// shard's result object whole, so it is not read back into this type).
-    #[serde(skip_deserializing, skip_serializing_if = "Vec::is_empty")]
+    /// --html` draws the conversation again from the JSON itself).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub transcript: Vec<Entry>,
     /// The earlier traffic on the same connection the verdict depends on (POL-30): replayed at
     /// the start of the transcript, and again by `mcpspec replay TRANSCRIPT`.
@@ -230,8 +229,22 @@ pub struct Summary {
     pub skipped_by_reason: BTreeMap<String, usize>,
 }
 
+impl Summary {
+    /// How many checks ended with `kind`.
+    pub fn count(&self, kind: Kind) -> usize {
+        match kind {
+            Kind::Pass => self.pass,
+            Kind::NonStrict => self.non_strict,
+            Kind::Fail => self.fail,
+            Kind::Info => self.info,
+            Kind::Skipped => self.skipped,
+            Kind::Error => self.error,
+        }
+    }
+}
+
 /// Why a check was skipped, as a short phrase shared by every check skipped for that reason:
-/// the runner's reasons (README "Outcomes") by their fixed opening words; a reason a check
+/// the runner's reasons (docs/outcomes.md) by their fixed opening words; a reason a check
 /// gave itself stands as it is.
 pub fn skip_group(reason: &str) -> String {
     const GROUPS: &[(&str, &str)] = &[
@@ -268,9 +281,30 @@ pub fn skip_group(reason: &str) -> String {
         .map_or_else(|| reason.to_owned(), |(_, group)| (*group).to_owned())
 }
 
+/// The version of the JSON report's shape, written as its `schema_version` and described by
+/// `docs/report.schema.json`. A reader refuses a report of another version
+/// ([`RunReport::from_json`]) instead of misreading it.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// Why a JSON document is not a report this mcpspec reads (each reads after the file's name).
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("is not an mcpspec JSON report: {0}")]
+    NotAReport(String),
+    #[error(
+        "is an mcpspec JSON report of schema_version {found}, and this mcpspec reads \
+         {SCHEMA_VERSION} (a report without the field reads as 0): write it again with this \
+         mcpspec"
+    )]
+    Version { found: u64 },
+}
+
 /// A whole run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunReport {
+    /// [`SCHEMA_VERSION`] when written; a report written before the field existed reads as 0.
+    #[serde(default)]
+    pub schema_version: u32,
     pub mcpspec_version: String,
     pub target: String,
     pub transport: String,
@@ -373,6 +407,7 @@ impl RunReport {
         took: Duration,
     ) -> Self {
         let mut report = RunReport {
+            schema_version: SCHEMA_VERSION,
             mcpspec_version: env!("CARGO_PKG_VERSION").into(),
             target: target.describe(),
             transport: target.transport_name().into(),
@@ -460,9 +495,22 @@ impl RunReport {
 
     /// The self-contained HTML page (`report/html.rs`).
     pub fn to_html(&self) -> String {
-        serde_json::to_value(self)
-            .map(|v| html::render(&v))
-            .unwrap_or_default()
+        html::render(self)
+    }
+
+    /// A report from its JSON (`mcpspec run --json`), refused unless it is of this mcpspec's
+    /// [`SCHEMA_VERSION`].
+    pub fn from_json(json: serde_json::Value) -> Result<RunReport, ReadError> {
+        if !json["results"].is_array() {
+            return Err(ReadError::NotAReport(
+                "no `results` list: not a report of `mcpspec run --json`".into(),
+            ));
+        }
+        let found = json["schema_version"].as_u64().unwrap_or(0);
+        if found != u64::from(SCHEMA_VERSION) {
+            return Err(ReadError::Version { found });
+        }
+        serde_json::from_value(json).map_err(|e| ReadError::NotAReport(e.to_string()))
     }
 
     /// The console rendering: grouped by area, one line per check, the requirement text under

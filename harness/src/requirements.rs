@@ -84,7 +84,16 @@ pub fn source_links(requirement: &Requirement) -> Vec<String> {
     links
 }
 
-/// The policies of `policies.md`, by id, with a short title of our own.
+/// The book's page of policies, from the repository's root: each policy is its section `## POL-n`.
+pub const POLICIES_PAGE: &str = "docs/policies.md";
+
+/// Where policy `id` is told, relative to the book's pages: `policies.md#pol-12`.
+pub fn policy_anchor(id: &str) -> String {
+    let page = POLICIES_PAGE.rsplit('/').next().unwrap_or(POLICIES_PAGE);
+    format!("{page}#{}", id.to_lowercase())
+}
+
+/// The policies (`docs/policies.md`), by id, with a short title of our own.
 pub const POLICIES: &[(&str, &str)] = &[
     ("POL-1", "one rule per negative test"),
     ("POL-2", "unreadable ids: null or absent id both pass"),

@@ -31,7 +31,7 @@ pub mod typed;
 use std::fmt;
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The deepest value the layer validates; deeper values are one violation at the root.
@@ -64,7 +64,7 @@ impl Shape<'_> {
 }
 
 /// One way a message breaks its schema (POL-20: method, JSON pointer, expected, actual).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Violation {
     /// The method and the kind of message (`tools/list result`).
     pub method: String,

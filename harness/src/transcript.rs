@@ -8,32 +8,32 @@ pub use prefix::{Prefix, Write as PrefixWrite};
 
 use std::sync::{Arc, Mutex};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::outcome::Evidence;
 use crate::wire::Frame;
 
 /// One recorded event.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
     pub seq: u32,
     /// Which connection of the scenario (1-based); checks that respawn use several.
     pub conn: u32,
     /// Milliseconds since the scenario's first event: when it happened (volatile; the one
     /// field that differs between two runs).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at_ms: Option<u64>,
     /// With several instances of the server (POL-22): the instance the connection goes to
     /// (A, B, C, …).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance: Option<String>,
     #[serde(flatten)]
     pub event: Event,
 }
 
 /// What happened.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "event")]
 pub enum Event {
     /// A connection (a process or in-memory server) was started.

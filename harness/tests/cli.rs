@@ -262,14 +262,20 @@ fn rand_suffix() -> u128 {
 }
 
 #[test]
-fn readme_states_the_current_coverage_and_catalogue_size() {
+fn the_book_states_the_current_coverage_and_catalogue_size() {
     let catalogue = mcpspec::catalogue::all();
     let coverage = mcpspec::coverage::Coverage::of(&catalogue);
-    let readme = std::fs::read_to_string(support::repo_root().join("README.md")).unwrap();
+    let page = std::fs::read_to_string(support::repo_root().join("docs/checks.md")).unwrap();
     let figure = format!("**{}/{} requirement ids", coverage.covered, coverage.total);
-    assert!(readme.contains(&figure), "README should state {figure}");
+    assert!(
+        page.contains(&figure),
+        "docs/checks.md should state {figure}"
+    );
     let checks = format!("from {} checks", catalogue.len());
-    assert!(readme.contains(&checks), "README should state {checks}");
+    assert!(
+        page.contains(&checks),
+        "docs/checks.md should state {checks}"
+    );
 }
 
 /// Every duration flag of every subcommand, with the arguments that reach it.

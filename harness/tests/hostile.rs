@@ -757,7 +757,7 @@ fn a_reply_50_ms_after_the_deadline_is_late() {
         .verdict_of(
             "stdio/concurrency/answered-by-id",
             &[
-                "non-strict: late (1",
+                "non_strict: late (1",
                 " ms): the reply to id 2 came after its 1 s wait",
                 "(2 late replies in all)",
                 "POL-24",
@@ -862,7 +862,7 @@ fn a_slow_exit_of_a_quick_starter_is_non_strict() {
         .verdict_of(
             "stdio/shutdown/exit-on-eof",
             // 2 s, or a little more: 3 × the start-up of a Python interpreter on a busy machine.
-            &["non-strict", "still running 2", "after stdin EOF (STDIO-6)"],
+            &["non_strict", "still running 2", "after stdin EOF (STDIO-6)"],
         )
         .finish();
 }

@@ -5,6 +5,10 @@
 //! applied (the page clicks its own filters from `#show=fail`). A screenshot is saved as a test
 //! artifact (`target/test-artifacts/html-report.png`).
 //!
+//! A second page holds one check of every outcome kind, written as a JSON report and rendered by
+//! `mcpspec report`: in the browser each kind's check must carry its label and its colour, and
+//! be shown under its own filter and hidden under every other.
+//!
 //! Chromium comes from `scripts/chromium.sh` (called by `scripts/test.sh`); where it cannot be
 //! installed, the browser part is skipped with the script's reason printed, and the page is
 //! still checked as text.
@@ -17,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Std;
 
 use assert_cmd::Command;
+use mcpspec::Kind;
 
 /// The check the fault breaks, and how: a `tools/call` result whose content has an unknown
 /// type (SCHEMA-1, marked at `/result/content/0`).
@@ -237,5 +242,166 @@ fn in_a_browser_every_check_is_there_the_fail_is_marked_and_the_filter_works() {
     let bytes = std::fs::read(&png).expect("the screenshot was written");
     assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() > 10_000);
     println!("screenshot: {}", png.display());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A JSON report with one check of every outcome kind (the first checks of the catalogue), and
+/// its page as `mcpspec report` renders it.
+fn every_kind_page(dir: &Path) -> PathBuf {
+    use mcpspec::report::{CheckResult, Negotiated, RunReport};
+    let checks = mcpspec::catalogue::all();
+    let results = Kind::ALL
+        .iter()
+        .zip(&checks)
+        .map(|(kind, check)| {
+            let outcome = mcpspec::Outcome::new(*kind, format!("a verdict of kind {kind:?}"));
+            CheckResult::new(check, outcome, std::time::Duration::from_millis(3), vec![])
+        })
+        .collect();
+    let report = RunReport::new(
+        &mcpspec::Target::command("./my-server"),
+        Negotiated::from_facts(&mcpspec::check::Facts::default()),
+        results,
+        std::time::Duration::from_millis(20),
+    );
+    let (json, html) = (dir.join("kinds.json"), dir.join("kinds.html"));
+    std::fs::write(&json, report.to_json()).unwrap();
+    // A Fail and an Error: the report fails, as the run would have.
+    mcpspec()
+        .arg("report")
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .assert()
+        .code(1);
+    html
+}
+
+/// Each kind's colour in the page's stylesheet (`--non_strict:#ef6c00`), as the browser
+/// computes it (`rgb(239, 108, 0)`).
+fn stylesheet_colour(kind: Kind) -> String {
+    let css =
+        std::fs::read_to_string(support::repo_root().join("harness/src/report/html/report.css"))
+            .unwrap();
+    let var = format!("--{}:#", kind.key());
+    let at = css
+        .find(&var)
+        .unwrap_or_else(|| panic!("no {var} in the CSS"))
+        + var.len();
+    let hex = &css[at..at + 6];
+    let byte = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).unwrap();
+    format!("rgb({}, {}, {})", byte(0), byte(2), byte(4))
+}
+
+/// What the browser shows, read by a script appended to a copy of the page after the page's
+/// own: per kind its check's label, badge colour, border colour, whether it is open and shown
+/// as loaded; per filter (each ticked alone, by a click) the kinds still shown.
+const PROBE: &str = r#"<script>(function () {
+  var out = {};
+  var arts = Array.prototype.slice.call(document.querySelectorAll('article.check'));
+  var boxes = Array.prototype.slice.call(document.querySelectorAll('input.filter'));
+  arts.forEach(function (a) {
+    var badge = a.querySelector('summary .badge');
+    out[a.getAttribute('data-outcome')] = {
+      label: badge.textContent,
+      badge: getComputedStyle(badge).backgroundColor,
+      border: getComputedStyle(a).borderLeftColor,
+      open: a.querySelector('details').open,
+      shown: a.offsetParent !== null
+    };
+  });
+  boxes.forEach(function (only) {
+    boxes.forEach(function (b) { if ((b === only) !== b.checked) { b.click(); } });
+    out['filter ' + only.value] = arts.filter(function (a) { return a.offsetParent !== null; })
+      .map(function (a) { return a.getAttribute('data-outcome'); });
+  });
+  var pre = document.createElement('pre');
+  pre.id = 'probe';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();</script>"#;
+
+#[test]
+fn in_a_browser_every_kind_is_labelled_coloured_and_shown_under_its_own_filter() {
+    let dir = scratch("kinds");
+    let html_path = every_kind_page(&dir);
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    // As text: one article per kind, with the kind's one spelling and its label.
+    for kind in Kind::ALL {
+        let key = kind.key();
+        assert!(
+            html.contains(&format!("data-outcome=\"{key}\"")),
+            "no check of kind {key}"
+        );
+        assert!(
+            html.contains(&format!(
+                "<span class=\"badge k-{key}\">{}</span>",
+                kind.label()
+            )),
+            "{key} is not labelled {}",
+            kind.label()
+        );
+        assert!(
+            html.contains(&format!("id=\"filter-{key}\" value=\"{key}\"")),
+            "no filter for {key}"
+        );
+    }
+    let browser = match chromium() {
+        Ok(path) => path,
+        Err(why) => {
+            println!("skipped: no Chromium here: {why}");
+            return;
+        }
+    };
+    let profile = dir.join("profile");
+    let probed = dir.join("kinds-probed.html");
+    std::fs::write(&probed, html.replace("</body>", &format!("{PROBE}</body>"))).unwrap();
+    let dom = headless(
+        &browser,
+        &profile,
+        &["--dump-dom"],
+        &format!("file://{}", probed.display()),
+    );
+    let start = dom.find("<pre id=\"probe\">").expect("the probe ran") + "<pre id=\"probe\">".len();
+    let text = &dom[start..start + dom[start..].find("</pre>").unwrap()];
+    let text = text
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    let seen: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut colours = std::collections::BTreeSet::new();
+    for kind in Kind::ALL {
+        let key = kind.key();
+        let check = &seen[key];
+        assert_eq!(check["label"], kind.label(), "{key}: {seen}");
+        assert_eq!(check["badge"], stylesheet_colour(kind), "{key}: {seen}");
+        assert_eq!(check["shown"], true, "{key} is hidden as loaded: {seen}");
+        let opened = matches!(kind, Kind::Fail | Kind::Error | Kind::NonStrict);
+        assert_eq!(check["open"], opened, "{key}: {seen}");
+        if opened {
+            assert_eq!(check["border"], stylesheet_colour(kind), "{key}: {seen}");
+        }
+        assert_eq!(
+            seen[format!("filter {key}")],
+            serde_json::json!([key]),
+            "under the {key} filter alone: {seen}"
+        );
+        colours.insert(check["badge"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(
+        colours.len(),
+        Kind::ALL.len(),
+        "two kinds share a colour: {seen}"
+    );
+
+    // The page's own `#show=` (as a link would open it): the NonStrict check alone.
+    let dom = headless(
+        &browser,
+        &profile,
+        &["--dump-dom"],
+        &format!("file://{}#show=non_strict", html_path.display()),
+    );
+    assert!(dom.contains("showing 1 of 6"), "{dom}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -387,3 +387,37 @@ fn replica_flags_are_checked() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("are for `mcpspec run`"), "{stderr}");
 }
+
+/// `mcpspec run --replicas N` with no target is the no-target run (the embedded server over
+/// stdio and HTTP, the probe profile on) whose `stateless/*` checks get N instances: the
+/// stateless MRTR checks, which need the profile's `mcpspec_confirm`, pass instead of being
+/// skipped, and the checks that need HTTP run over HTTP.
+#[test]
+fn replicas_without_a_target_is_the_no_target_run_with_n_instances() {
+    let output = mcpspec()
+        .args(["run", "--replicas", "4", "--select", "stateless"])
+        .args(["--select", "middleware/observe", "--select", "http/sse"])
+        .args(["--json", "-"])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    assert_eq!(output.status.code(), Some(0), "{report}");
+    assert_eq!(report["transport"], "stdio + http", "{report}");
+    assert_eq!(report["instances"], 4, "{report}");
+    assert_eq!(report["summary"]["skipped"], 0, "{report}");
+    assert_eq!(
+        report["summary"]["pass"], report["summary"]["total"],
+        "{report}"
+    );
+    for r in report["results"].as_array().unwrap() {
+        let id = r["id"].as_str().unwrap();
+        let over = if id.starts_with("http/") {
+            "http"
+        } else {
+            "stdio"
+        };
+        assert_eq!(r["transport"], over, "{id}");
+    }
+}

@@ -93,6 +93,7 @@ fn fixed_report() -> RunReport {
         ),
     ];
     let mut report = RunReport {
+        schema_version: mcpspec::report::SCHEMA_VERSION,
         mcpspec_version: "0.0.0-test".into(),
         target: "./my-server --flag".into(),
         transport: "stdio".into(),
@@ -418,7 +419,7 @@ fn feature_checks_are_listed_item_by_item() {
     assert!(!features.contains("jsonrpc/id"), "{features}");
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
     assert_eq!(json["results"][1]["outcome"]["items"][1]["kind"], "fail");
-    let html = mcpspec::report::html::render(&json);
+    let html = mcpspec::report::html::render(&report);
     let section = html
         .split("<section class=\"area features\" id=\"features\"><h2>Features</h2>")
         .nth(1)
@@ -431,4 +432,84 @@ fn feature_checks_are_listed_item_by_item() {
         "{section}"
     );
     assert!(!section.contains("jsonrpc/id"), "{section}");
+}
+
+/// `docs/report.schema.json`, compiled.
+fn report_schema() -> (serde_json::Value, jsonschema::Validator) {
+    let path = support::repo_root().join("docs/report.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    (schema, validator)
+}
+
+fn assert_valid(validator: &jsonschema::Validator, report: &serde_json::Value, what: &str) {
+    let errors: Vec<String> = validator
+        .iter_errors(report)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{what}: {errors:#?}");
+}
+
+/// The JSON schema of the report names this mcpspec's version of the report and every outcome
+/// kind in its one spelling, and the reports mcpspec writes are valid under it: the fixed one,
+/// and a real run's with its transcripts, negotiation matrix and process counts.
+#[test]
+fn the_json_schema_of_the_report_matches_what_mcpspec_writes() {
+    let (schema, validator) = report_schema();
+    assert_eq!(
+        schema["properties"]["schema_version"]["const"],
+        mcpspec::report::SCHEMA_VERSION
+    );
+    let keys: Vec<&str> = Kind::ALL.iter().map(|k| k.key()).collect();
+    assert_eq!(schema["$defs"]["kind"]["enum"], serde_json::json!(keys));
+    for key in &keys {
+        assert!(
+            schema["$defs"]["summary"]["required"]
+                .as_array()
+                .unwrap()
+                .contains(&serde_json::json!(key)),
+            "the summary's count of {key}"
+        );
+    }
+    let fixed = serde_json::to_value(fixed_report()).unwrap();
+    assert_valid(&validator, &fixed, "the fixed report");
+
+    let dir = support::Scratch::new("report-schema");
+    let (json, html) = (dir.join("run.json"), dir.join("run.html"));
+    assert_cmd::Command::cargo_bin("mcpspec")
+        .unwrap()
+        .args(["run", "--select", "jsonrpc/id", "--select", "http/sse"])
+        .args(["--select", "schema/tools", "--json"])
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .assert()
+        .code(0);
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(run["negotiation_matrix"].is_object() && run["processes"].is_object());
+    assert!(run["results"][0]["transcript"].is_array());
+    assert_valid(&validator, &run, "a run's report");
+    // Read back, the typed report writes the same JSON.
+    let again = RunReport::from_json(run.clone()).unwrap();
+    assert_eq!(serde_json::to_value(&again).unwrap(), run);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A report of another schema version is refused with the versions named, not misread.
+#[test]
+fn a_report_of_another_schema_version_is_refused() {
+    let mut report = serde_json::to_value(fixed_report()).unwrap();
+    report["schema_version"] = 1.into();
+    let err = RunReport::from_json(report.clone())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("schema_version 1") && err.contains("reads 2"),
+        "{err}"
+    );
+    report.as_object_mut().unwrap().remove("schema_version");
+    let err = RunReport::from_json(report).unwrap_err().to_string();
+    assert!(err.contains("schema_version 0"), "{err}");
 }

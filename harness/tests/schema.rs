@@ -528,9 +528,9 @@ async fn a_violation_fails_the_check_that_received_it_and_marks_the_transcript()
     assert_eq!(marks, [(Some(evidence.entry), 1)]);
 }
 
-/// The README's example: an unknown content block type, named with its pointer.
+/// The example of docs/checks/schema.md: an unknown content block type, named with its pointer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unknown_content_type_is_named_as_the_readme_says() {
+async fn an_unknown_content_type_is_named_as_the_book_says() {
     let c = check("schema/tools/structured-output");
     let (target, options) = support::for_check(
         &c,

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use mcpspec::baseline::Baseline;
+use mcpspec::report::RunReport;
 use mcpspec::{catalogue, errln, out, outln};
 
 use super::{exit, usage_error};
@@ -57,7 +58,7 @@ pub fn baseline(args: BaselineArgs) -> u8 {
             Err(message) => return usage_error(message),
         },
         None => match super::run::report_only(args.run) {
-            Ok(report) => serde_json::to_value(&report).unwrap_or_default(),
+            Ok(report) => report,
             Err(code) => return code,
         },
     };
@@ -85,16 +86,10 @@ pub fn baseline(args: BaselineArgs) -> u8 {
     exit::OK
 }
 
-fn read_json(path: &Path) -> Result<serde_json::Value, String> {
+fn read_json(path: &Path) -> Result<RunReport, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let report: serde_json::Value =
+    let json: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))?;
-    if !report["results"].is_array() {
-        return Err(format!(
-            "{} is not a report of `mcpspec run --json`",
-            path.display()
-        ));
-    }
-    Ok(report)
+    RunReport::from_json(json).map_err(|e| format!("{} {e}", path.display()))
 }

@@ -1,11 +1,12 @@
-//! `mcpspec list` and `mcpspec coverage`: the catalogue and the requirement coverage, read from
-//! the library, printed as a table, JSON or Markdown. Nothing is started.
+//! `mcpspec list` and `mcpspec coverage`: the catalogue (and the book's check reference) and the
+//! requirement coverage, read from the library, printed as a table, JSON or Markdown. Nothing is
+//! started.
 
 use clap::Args;
 
 use mcpspec::cli_values::{Destination, destination_or_stdout, one_on_stdout};
 use mcpspec::coverage::Coverage;
-use mcpspec::{catalogue, out, outln};
+use mcpspec::{catalogue, check_reference, out, outln};
 
 use super::{exit, usage_error};
 
@@ -14,6 +15,11 @@ pub struct ListArgs {
     /// Write the catalogue as JSON to FILE (`-` for stdout, in place of the table).
     #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
     json: Option<Option<Destination>>,
+    /// Write the check reference (every server and client check and the text of every
+    /// requirement id, as the book's `docs/reference.md`) as Markdown to FILE (`-` for stdout,
+    /// in place of the table).
+    #[arg(long, value_name = "FILE", value_parser = Destination::parse)]
+    markdown: Option<Destination>,
     /// Show where each check runs (POL-21): `shared`, or `fresh: CLASS` with why the check
     /// needs a process of its own.
     #[arg(long)]
@@ -34,6 +40,21 @@ pub struct CoverageArgs {
 pub fn list(args: ListArgs) -> u8 {
     let checks = catalogue::all();
     let json = destination_or_stdout("--json", args.json);
+    if let Err(e) = one_on_stdout(&[
+        ("--json", json.as_ref()),
+        ("--markdown", args.markdown.as_ref()),
+    ]) {
+        return usage_error(e);
+    }
+    if let Some(markdown) = &args.markdown {
+        let page = check_reference::markdown(&checks, &mcpspec::client::checks::all());
+        if let Err(e) = markdown.write(&page) {
+            return usage_error(e);
+        }
+        if markdown.is_stdout() {
+            return exit::OK;
+        }
+    }
     if let Some(json) = &json {
         let rows: Vec<_> = checks
             .iter()

@@ -52,15 +52,15 @@ pub fn run(args: ReportArgs) -> u8 {
         Ok(merged) => merged,
         Err(e) => return usage_error(e),
     };
-    // The JSON (and the HTML page drawn from it) is the shards' own result objects,
-    // transcripts and all, not a re-rendering.
+    // The JSON is the shards' own result objects, transcripts and all, not a re-rendering; the
+    // other formats render the typed report.
     let outputs: [(&Option<Destination>, &dyn Fn() -> String); 5] = [
         (&args.files.json, &|| {
             serde_json::to_string_pretty(&json).unwrap_or_default()
         }),
         (&args.files.junit, &|| report.to_junit()),
         (&args.files.markdown, &|| report.to_markdown()),
-        (&args.files.html, &|| mcpspec::report::html::render(&json)),
+        (&args.files.html, &|| report.to_html()),
         (&args.annotations, &|| report.to_github_annotations()),
     ];
     for (destination, render) in outputs {

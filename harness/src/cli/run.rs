@@ -246,15 +246,15 @@ pub(super) struct Outputs {
 /// The run's options from its flags; a usage error if the target, the baseline or the selection
 /// is wrong.
 fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
-    // No target, no fault, no eras mode, no instances: the whole catalogue on the embedded
-    // server, over both transports and with the probe profile it implements, so every check
-    // that can run does.
+    // No target, no fault, no eras mode, no spawned instances: the whole catalogue on the
+    // embedded server, over both transports and with the probe profile it implements, so every
+    // check that can run does (`--replicas N` only sets how many instances the `stateless/*`
+    // checks get). The flags that leave this default are listed in docs/cli.md.
     let t = &args.target;
     let both_transports = t.url.is_empty()
         && t.command.is_empty()
         && t.fault.is_empty()
         && t.eras.is_none()
-        && args.replicas.is_none()
         && args.spawn_http.is_none();
     args.probe_profile |= both_transports;
     let (target, urls) = args
@@ -474,7 +474,7 @@ pub(super) fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<
         out!("{}", report.to_console(mcpspec::output::color_stdout()));
     }
     // The JSON report carries every transcript: streamed, never held whole as text (a flood
-    // of a server's output must not grow mcpspec's memory, README "Odd and hostile targets").
+    // of a server's output must not grow mcpspec's memory, docs/outcomes.md "Odd and hostile targets").
     if let Some(destination) = &files.json {
         destination
             .stream(|w| report.write_json(w))

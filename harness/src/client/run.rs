@@ -117,6 +117,7 @@ pub async fn run(
         })
         .collect();
     let mut report = RunReport {
+        schema_version: crate::report::SCHEMA_VERSION,
         mcpspec_version: env!("CARGO_PKG_VERSION").into(),
         target: options.describe(),
         transport: transport.name().into(),

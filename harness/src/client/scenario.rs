@@ -5,7 +5,7 @@
 //! Four names are the official conformance suite's, with the same behaviour, so a client
 //! written for that suite runs them unchanged: `initialize`, `tools_call`, `request-metadata`
 //! and `sep-2322-client-request-state`. Every other scenario asks for the `tools_call`
-//! operation (README "Testing a client", `docs/testing-clients.md`): connect, list the tools,
+//! operation (`docs/testing-clients.md`): connect, list the tools,
 //! call `add_numbers` with `{"a": 2, "b": 3}`, close.
 
 use mcp_reference_server::Eras;

@@ -2,25 +2,38 @@
 //! no network and no external asset (the CSS and the script are `html/report.css` and
 //! `html/report.js`, inlined), for triaging a run by reading its conversations.
 //!
-//! It is rendered from the JSON form of a [`RunReport`](super::RunReport) (a `serde_json::Value`),
-//! so a run and a JSON report written earlier give the same page. The page holds: the summary
+//! It is rendered from the typed [`RunReport`] (a JSON report is read back into one first), so
+//! a run and a JSON report written earlier give the same page. The page holds: the summary
 //! (counts, target, transport, negotiated era and version, duration, processes), the
 //! negotiation (and the version matrix when the report carries one), the outcome filters and a
 //! search box, and per area each check (the feature surface's areas, POL-31, together under
 //! "Features", each check with the items it judged: tool, resource, template, prompt or page,
 //! its verdict and a link to the reply it rests on): its verdict, what was expected beside what
-//! came, the requirement texts with their source links, and the transcript as a conversation (client
-//! left, server right, one bubble per message with its number, connection and time offset;
+//! came, the requirement texts with their source links, and the transcript as a conversation
+//! (client left, server right, one bubble per message with its number, connection and time offset;
 //! the message the verdict judged and the values a schema violation names are marked).
 //!
+//! | outcome | badge, filter and class | opened |
+//! |---|---|---|
+//! | each [`Kind`] | `k-{Kind::key}` (`k-non_strict`), labelled [`Kind::label`] | Fail, Error, NonStrict |
+//!
 //! Everything from the report is HTML-escaped here; the script only toggles visibility.
+//! May import the report types and what they carry (the outcome model, the transcript, the
+//! negotiation matrix, schema violations), the check catalogue (a check's description and
+//! expectation) and the requirement catalogue.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use super::{CheckResult, RunReport};
+use crate::check::Check;
+use crate::negotiation::Cell;
+use crate::outcome::Kind;
 use crate::requirements;
+use crate::schema::Violation;
+use crate::transcript::{Entry, Event};
 
 const CSS: &str = include_str!("html/report.css");
 const SCRIPT: &str = include_str!("html/report.js");
@@ -28,20 +41,20 @@ const SCRIPT: &str = include_str!("html/report.js");
 /// A message whose pretty form is longer than this many lines is folded (a click opens it).
 const FOLD_LINES: usize = 24;
 
-/// The outcome kinds in the order the filters show them: (JSON name, label).
-const KINDS: &[(&str, &str)] = &[
-    ("fail", "FAIL"),
-    ("error", "ERROR"),
-    ("non_strict", "NON-STRICT"),
-    ("info", "INFO"),
-    ("pass", "PASS"),
-    ("skipped", "SKIP"),
+/// The outcome kinds in the order the filters show them.
+const FILTER_ORDER: [Kind; 6] = [
+    Kind::Fail,
+    Kind::Error,
+    Kind::NonStrict,
+    Kind::Info,
+    Kind::Pass,
+    Kind::Skipped,
 ];
 
-/// The page for `report`, the JSON form of a run report.
-pub fn render(report: &Value) -> String {
+/// The page for `report`.
+pub fn render(report: &RunReport) -> String {
     let mut out = String::with_capacity(64 * 1024);
-    let title = format!("mcpspec — {}", text(&report["target"]));
+    let title = format!("mcpspec — {}", report.target);
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
@@ -57,107 +70,109 @@ pub fn render(report: &Value) -> String {
     out
 }
 
-fn summary(out: &mut String, report: &Value) {
-    let s = &report["summary"];
-    let passed =
-        s["unexpected"].as_u64() == Some(0) && s["stale"].as_array().is_none_or(|a| a.is_empty());
+/// Whether a check of this kind is shown opened: the verdicts a reader came for.
+fn opened(kind: Kind) -> bool {
+    matches!(kind, Kind::Fail | Kind::Error | Kind::NonStrict)
+}
+
+fn badge(kind: Kind) -> String {
+    format!(
+        "<span class=\"badge k-{}\">{}</span>",
+        kind.key(),
+        kind.label()
+    )
+}
+
+fn summary(out: &mut String, report: &RunReport) {
+    let s = &report.summary;
+    let passed = report.passed();
     let _ = write!(
         out,
         "<header><h1>mcpspec <span class=\"verdict {cls}\">{verdict}</span></h1><table class=\"facts\">",
         cls = if passed { "ok" } else { "bad" },
         verdict = if passed { "passed" } else { "failed" },
     );
-    let n = &report["negotiated"];
-    let processes = match report["processes"].as_object() {
-        Some(p) => format!(
-            "{} started (--isolation {})",
-            p.get("started").map_or(0, |v| v.as_u64().unwrap_or(0)),
-            p.get("isolation").map(text).unwrap_or_default()
-        ),
+    let n = &report.negotiated;
+    let processes = match &report.processes {
+        Some(p) => format!("{} started (--isolation {})", p.started, p.isolation),
         None => "-".into(),
     };
     let rows = [
-        ("target", text(&report["target"])),
-        ("transport", text(&report["transport"])),
+        ("target", report.target.clone()),
+        ("transport", report.transport.clone()),
         (
             "negotiated",
-            format!("{} {}", text(&n["era"]), text(&n["version"])),
+            format!("{} {}", n.era, n.version.as_deref().unwrap_or("-")),
         ),
-        ("duration", seconds(report["duration_ms"].as_u64())),
+        ("duration", seconds(report.duration_ms)),
         ("processes", processes),
-        ("mcpspec", text(&report["mcpspec_version"])),
+        ("mcpspec", report.mcpspec_version.clone()),
     ];
     for (name, value) in rows {
         let _ = write!(out, "<tr><th>{name}</th><td>{}</td></tr>", esc(&value));
     }
     out.push_str("</table><p class=\"counts\">");
-    let _ = write!(out, "{} checks: ", s["total"].as_u64().unwrap_or(0));
-    let counts: Vec<String> = KINDS
+    let _ = write!(out, "{} checks: ", s.total);
+    let counts: Vec<String> = FILTER_ORDER
         .iter()
-        .map(|(kind, label)| {
-            format!(
-                "<span class=\"badge k-{kind}\">{label}</span> {}",
-                s[*kind].as_u64().unwrap_or(0)
-            )
-        })
+        .map(|kind| format!("{} {}", badge(*kind), s.count(*kind)))
         .collect();
     out.push_str(&counts.join(" "));
     out.push_str("</p>");
-    if let Some(groups) = s["skipped_by_reason"].as_object() {
+    if !s.skipped_by_reason.is_empty() {
         out.push_str("<p class=\"skips\">skipped: ");
-        let parts: Vec<String> = groups
+        let parts: Vec<String> = s
+            .skipped_by_reason
             .iter()
             .map(|(why, n)| format!("{} {}", n, esc(why)))
             .collect();
         out.push_str(&parts.join(", "));
         out.push_str("</p>");
     }
-    if let Some(u) = s["unexpected"].as_u64().filter(|u| *u > 0) {
-        let _ = write!(out, "<p class=\"bad\">{u} unexpected failure(s)</p>");
+    if s.unexpected > 0 {
+        let _ = write!(
+            out,
+            "<p class=\"bad\">{} unexpected failure(s)</p>",
+            s.unexpected
+        );
     }
-    for id in s["stale"].as_array().into_iter().flatten() {
+    for id in &s.stale {
         let _ = write!(
             out,
             "<p class=\"bad\">stale baseline entry: {} no longer fails</p>",
-            esc(&text(id))
+            esc(id)
         );
     }
-    if let Some(why) = report["target_failure"].as_str() {
+    if let Some(why) = &report.target_failure {
         let _ = write!(out, "<p class=\"bad\">target failure: {}</p>", esc(why));
     }
     out.push_str("</header>\n");
 }
 
-fn negotiation(out: &mut String, report: &Value) {
-    let n = &report["negotiated"];
+fn negotiation(out: &mut String, report: &RunReport) {
+    let n = &report.negotiated;
     out.push_str("<section id=\"negotiation\"><h2>Negotiation</h2><table class=\"grid\">");
-    let versions: Vec<String> = n["versions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(text)
-        .collect();
     let _ = write!(
         out,
         "<tr><th>a dual-era client ends</th><td>{} {}</td></tr>\
          <tr><th>path</th><td>{}</td></tr><tr><th>versions served</th><td>{}</td></tr></table>",
-        esc(&text(&n["era"])),
-        esc(&text(&n["version"])),
-        esc(&text(&n["path"])),
-        esc(&versions.join(", "))
+        esc(&n.era),
+        esc(n.version.as_deref().unwrap_or("-")),
+        esc(&n.path),
+        esc(&n.versions.join(", "))
     );
-    if let Some(rows) = report["negotiation_matrix"]["rows"].as_array() {
+    if let Some(matrix) = &report.negotiation_matrix {
         out.push_str(
             "<table class=\"grid matrix\"><tr><th>requested</th><th>modern (server/discover)</th>\
              <th>legacy (initialize)</th></tr>",
         );
-        for row in rows {
+        for row in &matrix.rows {
             let _ = write!(
                 out,
                 "<tr><td>{}</td>{}{}</tr>",
-                esc(&text(&row["version"])),
-                matrix_cell(&row["modern"]),
-                matrix_cell(&row["legacy"])
+                esc(&row.version),
+                matrix_cell(&row.modern),
+                matrix_cell(&row.legacy)
             );
         }
         out.push_str("</table>");
@@ -170,79 +185,71 @@ fn negotiation(out: &mut String, report: &Value) {
     out.push_str("</section>\n");
 }
 
-/// One cell of the version matrix, as `mcpspec negotiate` words it.
-fn matrix_cell(cell: &Value) -> String {
-    let answer = text(&cell["answer"]);
-    let words = match answer.as_str() {
-        "counter-offered" => format!("counter-offer {}", text(&cell["version"])),
-        "error" => {
-            let supported: Vec<String> = cell["supported"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(text)
-                .collect();
-            match supported.is_empty() {
-                true => format!("error {}", cell["code"]),
-                false => format!(
-                    "error {} (supported: {})",
-                    cell["code"],
-                    supported.join(", ")
-                ),
-            }
-        }
-        other => other.replace('-', " "),
+/// One cell of the version matrix, as `mcpspec negotiate` words it; its class names the
+/// answer as the JSON report does.
+fn matrix_cell(cell: &Cell) -> String {
+    let (class, words) = match cell {
+        Cell::Served => ("served", "served".to_owned()),
+        Cell::CounterOffered { version } => ("counter-offered", format!("counter-offer {version}")),
+        Cell::Error { code, supported } => (
+            "error",
+            match supported.as_deref() {
+                None | Some([]) => format!("error {code}"),
+                Some(versions) => format!("error {code} (supported: {})", versions.join(", ")),
+            },
+        ),
+        Cell::UnexpectedResult => ("unexpected-result", "unexpected result".to_owned()),
+        Cell::NoReply => ("no-reply", "no reply".to_owned()),
     };
-    format!("<td class=\"a-{}\">{}</td>", esc(&answer), esc(&words))
+    format!("<td class=\"a-{class}\">{}</td>", esc(&words))
 }
 
-fn filters(out: &mut String, report: &Value) {
-    let s = &report["summary"];
+fn filters(out: &mut String, report: &RunReport) {
+    let s = &report.summary;
     out.push_str("<nav id=\"filters\">");
-    for (kind, label) in KINDS {
+    for kind in FILTER_ORDER {
         let _ = write!(
             out,
-            "<label><input type=\"checkbox\" class=\"filter\" id=\"filter-{kind}\" value=\"{kind}\" checked> \
-             <span class=\"badge k-{kind}\">{label}</span> {}</label>",
-            s[*kind].as_u64().unwrap_or(0)
+            "<label><input type=\"checkbox\" class=\"filter\" id=\"filter-{key}\" value=\"{key}\" checked> \
+             {} {}</label>",
+            badge(kind),
+            s.count(kind),
+            key = kind.key(),
         );
     }
-    let total = s["total"].as_u64().unwrap_or(0);
     let _ = writeln!(
         out,
         "<input type=\"search\" id=\"search\" placeholder=\"search ids, messages, requirements\">\
-         <span id=\"shown\">showing {total} of {total}</span></nav>"
+         <span id=\"shown\">showing {total} of {total}</span></nav>",
+        total = s.total
     );
 }
 
 /// Where a result is shown: its area, or the "Features" group for the feature surface (POL-31).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Group {
-    Area(String),
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Group<'a> {
+    Area(&'a str),
     Features,
 }
 
-fn checks(out: &mut String, report: &Value) {
+fn checks(out: &mut String, report: &RunReport) {
     // Groups in the order their first check appears (catalogue order).
     let mut order: Vec<Group> = Vec::new();
-    let mut by_group: HashMap<Group, Vec<&Value>> = HashMap::new();
-    for r in report["results"].as_array().into_iter().flatten() {
-        let feature = r["requirements"]
-            .as_array()
-            .is_some_and(|ids| ids.iter().any(|id| id == crate::report::FEATURE_POLICY));
-        let group = if feature {
+    let mut by_group: HashMap<Group, Vec<&CheckResult>> = HashMap::new();
+    for r in &report.results {
+        let group = if r.is_feature() {
             Group::Features
         } else {
-            Group::Area(area_of(&text(&r["id"])))
+            Group::Area(r.area())
         };
         if !by_group.contains_key(&group) {
-            order.push(group.clone());
+            order.push(group);
         }
         by_group.entry(group).or_default().push(r);
     }
     let catalogue = crate::catalogue::all();
     // A client run (`mcpspec client`): mcpspec is the server side of each conversation.
-    let sides = if report.get("client").is_some_and(|c| !c.is_null()) {
+    let sides = if report.client.is_some() {
         Sides::CLIENT_RUN
     } else {
         Sides::SERVER_RUN
@@ -250,7 +257,7 @@ fn checks(out: &mut String, report: &Value) {
     out.push_str("<main>");
     for group in order {
         let results = by_group.get(&group).map_or(&[][..], Vec::as_slice);
-        match &group {
+        match group {
             Group::Area(area) => {
                 let _ = write!(out, "<section class=\"area\"><h2>{}</h2>", esc(area));
                 for r in results {
@@ -263,12 +270,11 @@ fn checks(out: &mut String, report: &Value) {
                      <p class=\"what\">What the server lists, read, got, completed and called \
                      (POL-31), item by item.</p>",
                 );
-                let mut current = String::new();
+                let mut current = "";
                 for r in results {
-                    let area = area_of(&text(&r["id"]));
-                    if area != current {
-                        let _ = write!(out, "<h3>{}</h3>", esc(&area));
-                        current = area;
+                    if r.area() != current {
+                        current = r.area();
+                        let _ = write!(out, "<h3>{}</h3>", esc(current));
                     }
                     check(out, r, &catalogue, sides);
                 }
@@ -298,77 +304,50 @@ impl Sides {
     };
 }
 
-/// A check id without its last segment.
-fn area_of(id: &str) -> String {
-    id.rsplit_once('/').map_or(id, |(a, _)| a).to_owned()
-}
-
-fn check(out: &mut String, r: &Value, catalogue: &[crate::check::Check], sides: Sides) {
-    let id = text(&r["id"]);
-    let outcome = &r["outcome"];
-    let kind = text(&outcome["kind"]);
-    let label = KINDS
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map_or(kind.as_str(), |(_, l)| l);
-    let message = text(&outcome["message"]);
-    let requirement_ids: Vec<String> = r["requirements"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(text)
-        .collect();
+fn check(out: &mut String, r: &CheckResult, catalogue: &[Check], sides: Sides) {
+    let kind = r.outcome.kind;
     // The items a feature check judged are searchable by name (a tool, a URI, a prompt).
-    let item_names: Vec<String> = outcome["items"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|i| text(&i["item"]))
-        .collect();
+    let items: Vec<&str> = r.outcome.items.iter().map(|i| i.item.as_str()).collect();
     let search = format!(
-        "{id} {message} {} {}",
-        requirement_ids.join(" "),
-        item_names.join(" ")
+        "{} {} {} {}",
+        r.id,
+        r.outcome.message,
+        r.requirements.join(" "),
+        items.join(" ")
     )
     .to_lowercase();
-    let open = matches!(kind.as_str(), "fail" | "error" | "non_strict");
     let _ = write!(
         out,
-        "<article class=\"check k-{kind}\" id=\"check-{}\" data-outcome=\"{kind}\" data-search=\"{}\">\
-         <details{}><summary><span class=\"badge k-{kind}\">{label}</span> <code>{}</code> \
+        "<article class=\"check k-{key}\" id=\"check-{}\" data-outcome=\"{key}\" data-search=\"{}\">\
+         <details{}><summary>{} <code>{}</code> \
          <span class=\"msg\">{}</span> <span class=\"dur\">{} ms</span></summary><div class=\"body\">",
-        esc(&id),
+        esc(&r.id),
         esc(&search),
-        if open { " open" } else { "" },
-        esc(&id),
-        esc(&message),
-        r["duration_ms"].as_u64().unwrap_or(0)
+        if opened(kind) { " open" } else { "" },
+        badge(kind),
+        esc(&r.id),
+        esc(&r.outcome.message),
+        r.duration_ms,
+        key = kind.key(),
     );
-    verdict(out, r, catalogue.iter().find(|c| c.id == id));
+    verdict(out, r, catalogue.iter().find(|c| c.id == r.id));
     items(out, r);
-    requirements_list(out, &requirement_ids);
+    requirements_list(out, &r.requirements);
     conversation(out, r, sides);
     out.push_str("</div></details></article>\n");
 }
 
 /// The verdict, what was expected beside what came, the judged entry and the baseline reason.
-fn verdict(out: &mut String, r: &Value, check: Option<&crate::check::Check>) {
-    let outcome = &r["outcome"];
-    let _ = write!(
-        out,
-        "<p class=\"message\">{}</p>",
-        esc(&text(&outcome["message"]))
-    );
-    let kind = text(&outcome["kind"]);
-    let observed = if let Some(m) = outcome["mismatch"].as_object() {
-        Some((
-            m.get("expected").map(text).unwrap_or_default(),
-            m.get("actual").map(text).unwrap_or_default(),
-        ))
-    } else if kind != "pass" && kind != "skipped" {
-        let came = outcome["evidence"]["quote"]
-            .as_str()
-            .map_or_else(|| text(&outcome["message"]), str::to_owned);
+fn verdict(out: &mut String, r: &CheckResult, check: Option<&Check>) {
+    let outcome = &r.outcome;
+    let _ = write!(out, "<p class=\"message\">{}</p>", esc(&outcome.message));
+    let observed = if let Some(m) = &outcome.mismatch {
+        Some((m.expected.clone(), m.actual.clone()))
+    } else if outcome.wants_evidence() {
+        let came = outcome
+            .evidence
+            .as_ref()
+            .map_or_else(|| outcome.message.clone(), |e| e.quote.clone());
         check.map(|c| (c.expectation.to_owned(), came))
     } else {
         None
@@ -382,23 +361,19 @@ fn verdict(out: &mut String, r: &Value, check: Option<&crate::check::Check>) {
             esc(&actual)
         );
     }
-    if let Some(e) = outcome["evidence"].as_object() {
+    if let Some(e) = &outcome.evidence {
         let _ = write!(
             out,
             "<p class=\"judged\">judged: <a href=\"#{}\">transcript entry {} (connection {})</a></p>",
-            esc(&entry_anchor(
-                &text(&r["id"]),
-                e.get("entry"),
-                e.get("conn")
-            )),
-            e.get("entry").map(text).unwrap_or_default(),
-            e.get("conn").map(text).unwrap_or_default()
+            esc(&entry_anchor(&r.id, e.conn, e.entry)),
+            e.entry,
+            e.conn
         );
     }
-    if let Some(reason) = r["baseline_reason"].as_str() {
+    if let Some(reason) = &r.baseline_reason {
         let _ = write!(out, "<p class=\"baseline\">baseline: {}</p>", esc(reason));
     }
-    if let Some(transport) = r["transport"].as_str() {
+    if let Some(transport) = &r.transport {
         let _ = write!(out, "<p class=\"via\">over {}</p>", esc(transport));
     }
     if let Some(c) = check {
@@ -408,37 +383,29 @@ fn verdict(out: &mut String, r: &Value, check: Option<&crate::check::Check>) {
 
 /// The items a feature-surface check judged: what, its verdict, its message, and the reply it
 /// rests on (a link into the conversation below).
-fn items(out: &mut String, r: &Value) {
-    let Some(items) = r["outcome"]["items"].as_array().filter(|i| !i.is_empty()) else {
+fn items(out: &mut String, r: &CheckResult) {
+    if r.outcome.items.is_empty() {
         return;
-    };
-    let id = text(&r["id"]);
+    }
     out.push_str(
         "<table class=\"grid items\"><tr><th>item</th><th>verdict</th><th>message</th>\
          <th>reply</th></tr>",
     );
-    for item in items {
-        let kind = text(&item["kind"]);
-        let label = KINDS
-            .iter()
-            .find(|(k, _)| *k == kind)
-            .map_or(kind.as_str(), |(_, l)| l);
-        let e = &item["evidence"];
-        let link = if e.is_object() {
+    for item in &r.outcome.items {
+        let link = item.evidence.as_ref().map_or_else(String::new, |e| {
             format!(
                 "<a href=\"#{}\">entry {}</a>",
-                esc(&entry_anchor(&id, e.get("entry"), e.get("conn"))),
-                esc(&text(&e["entry"]))
+                esc(&entry_anchor(&r.id, e.conn, e.entry)),
+                e.entry
             )
-        } else {
-            String::new()
-        };
+        });
         let _ = write!(
             out,
-            "<tr class=\"k-{kind}\"><td><code>{}</code></td><td><span class=\"badge k-{kind}\">{label}</span></td>\
-             <td>{}</td><td>{link}</td></tr>",
-            esc(&text(&item["item"])),
-            esc(&text(&item["message"]))
+            "<tr class=\"k-{key}\"><td><code>{}</code></td><td>{}</td><td>{}</td><td>{link}</td></tr>",
+            esc(&item.item),
+            badge(item.kind),
+            esc(&item.message),
+            key = item.kind.key(),
         );
     }
     out.push_str("</table>");
@@ -474,24 +441,63 @@ fn requirements_list(out: &mut String, ids: &[String]) {
     out.push_str("</ul>");
 }
 
+/// Which column an event goes in.
+fn side(event: &Event) -> &'static str {
+    match event {
+        Event::Send { .. } | Event::SendRaw { .. } | Event::Answer { .. } => "client",
+        Event::Recv { .. } | Event::RecvLarge { .. } | Event::RecvInvalid { .. } => "server",
+        _ => "event",
+    }
+}
+
+/// The event's name in the bubble's heading.
+fn event_name(event: &Event) -> &'static str {
+    match event {
+        Event::Connect { .. } => "connect",
+        Event::Send { .. } => "send",
+        Event::SendRaw { .. } => "send raw",
+        Event::Recv { .. } => "recv",
+        Event::RecvLarge { .. } => "recv large",
+        Event::RecvInvalid { .. } => "recv invalid",
+        Event::Answer { .. } => "answer",
+        Event::Timeout { .. } => "timeout",
+        Event::Overflow { .. } => "overflow",
+        Event::Closed => "closed",
+        Event::CloseInput => "close input",
+        Event::Exit { .. } => "exit",
+        Event::SendFailed { .. } => "send failed",
+        Event::Note { .. } => "note",
+        Event::SchemaViolations { .. } => "schema violations",
+        Event::Dropped { .. } => "dropped",
+    }
+}
+
+/// The HTTP status a received message came with.
+fn http_status(event: &Event) -> Option<u16> {
+    match event {
+        Event::Recv { http_status, .. }
+        | Event::RecvLarge { http_status, .. }
+        | Event::RecvInvalid { http_status, .. } => *http_status,
+        _ => None,
+    }
+}
+
 /// The transcript as a conversation: client bubbles left, server bubbles right, other events
 /// across both columns.
-fn conversation(out: &mut String, r: &Value, sides: Sides) {
-    let Some(entries) = r["transcript"].as_array().filter(|e| !e.is_empty()) else {
+fn conversation(out: &mut String, r: &CheckResult, sides: Sides) {
+    if r.transcript.is_empty() {
         return;
-    };
-    let id = text(&r["id"]);
-    let judged = &r["outcome"]["evidence"];
+    }
+    let judged = r.outcome.evidence.as_ref().map(|e| (e.conn, e.entry));
     // The schema violations by the entry of the message they are about.
-    let mut violations: BTreeMap<u64, Vec<&Value>> = BTreeMap::new();
-    for e in entries {
-        if e["event"] == "schema_violations" {
-            if let Some(entry) = e["entry"].as_u64() {
-                violations
-                    .entry(entry)
-                    .or_default()
-                    .extend(e["violations"].as_array().into_iter().flatten());
-            }
+    let mut violations: BTreeMap<u32, Vec<&Violation>> = BTreeMap::new();
+    for e in &r.transcript {
+        if let Event::SchemaViolations {
+            entry: Some(entry),
+            violations: found,
+        } = &e.event
+        {
+            violations.entry(*entry).or_default().extend(found);
         }
     }
     let _ = write!(
@@ -500,53 +506,45 @@ fn conversation(out: &mut String, r: &Value, sides: Sides) {
          <div class=\"side server\">{}</div>",
         sides.mcpspec, sides.other
     );
-    for e in entries {
-        let event = text(&e["event"]);
-        let side = match event.as_str() {
-            "send" | "send_raw" | "answer" => "client",
-            "recv" | "recv_large" | "recv_invalid" => "server",
-            _ => "event",
-        };
-        let is_judged = judged["entry"] == e["seq"] && judged["conn"] == e["conn"];
-        let found = e["seq"].as_u64().and_then(|s| violations.get(&s));
-        let mut classes = format!("bubble {side}");
+    for e in &r.transcript {
+        let is_judged = judged == Some((e.conn, e.seq));
+        let found = violations.get(&e.seq);
+        let mut classes = format!("bubble {}", side(&e.event));
         if is_judged {
             classes.push_str(" judged");
         }
         if found.is_some() {
             classes.push_str(" violates");
         }
-        let at = e["at_ms"]
-            .as_u64()
-            .map_or(String::new(), |ms| format!(" · +{ms} ms"));
-        let status = e["http_status"]
-            .as_u64()
-            .map_or(String::new(), |s| format!(" · HTTP {s}"));
+        let at = e.at_ms.map_or(String::new(), |ms| format!(" · +{ms} ms"));
+        let status = http_status(&e.event).map_or(String::new(), |s| format!(" · HTTP {s}"));
         let _ = write!(
             out,
             "<div class=\"{classes}\" id=\"{}\"><div class=\"meta\">#{} · conn {}{at}{status} · {}{}</div>",
-            esc(&entry_anchor(&id, Some(&e["seq"]), Some(&e["conn"]))),
-            e["seq"],
-            e["conn"],
-            esc(&event.replace('_', " ")),
+            esc(&entry_anchor(&r.id, e.conn, e.seq)),
+            e.seq,
+            e.conn,
+            event_name(&e.event),
             if is_judged { " · <b>judged</b>" } else { "" }
         );
-        let marks: Vec<String> = found
-            .into_iter()
-            .flatten()
-            .flat_map(|v| absolute_pointers(&e["message"], &text(&v["pointer"])))
-            .collect();
-        body(out, e, &event, &marks);
+        let marks: Vec<String> = match (&e.event, found) {
+            (Event::Recv { message, .. }, Some(found)) => found
+                .iter()
+                .flat_map(|v| absolute_pointers(message, &v.pointer))
+                .collect(),
+            _ => Vec::new(),
+        };
+        body(out, e, &marks);
         if let Some(found) = found {
             out.push_str("<ul class=\"violations\">");
             for v in found {
                 let _ = write!(
                     out,
                     "<li>{} at <code>{}</code>: expected {}, got {}</li>",
-                    esc(&text(&v["method"])),
-                    esc(&text(&v["pointer"])),
-                    esc(&text(&v["expected"])),
-                    esc(&text(&v["actual"]))
+                    esc(&v.method),
+                    esc(&v.pointer),
+                    esc(&v.expected),
+                    esc(&v.actual)
                 );
             }
             out.push_str("</ul>");
@@ -558,43 +556,39 @@ fn conversation(out: &mut String, r: &Value, sides: Sides) {
 
 /// The event's content: a message pretty-printed (folded when long), raw text, or the event's
 /// own words.
-fn body(out: &mut String, e: &Value, event: &str, marks: &[String]) {
-    let words = match event {
-        "send" | "recv" | "answer" => {
+fn body(out: &mut String, e: &Entry, marks: &[String]) {
+    let words = match &e.event {
+        Event::Send { message } | Event::Recv { message, .. } | Event::Answer { message } => {
             let mut pretty = String::new();
-            pretty_json(&mut pretty, &e["message"], 0, &mut String::new(), marks);
-            folded(out, &pretty, e["message"].to_string().len());
+            pretty_json(&mut pretty, message, 0, &mut String::new(), marks);
+            folded(out, &pretty, message.to_string().len());
             return;
         }
-        "send_raw" => text(&e["text"]),
-        "recv_large" => format!(
-            "{} bytes, first ones kept: {}",
-            e["bytes"],
-            text(&e["text"])
-        ),
-        "recv_invalid" => format!(
-            "{}\n— not a JSON-RPC message: {}",
-            text(&e["text"]),
-            text(&e["error"])
-        ),
-        "connect" => format!("connected to {}", text(&e["target"])),
-        "timeout" => format!(
-            "nothing within {} ms (waiting for {})",
-            e["waited_ms"],
-            text(&e["waiting_for"])
-        ),
-        "overflow" => format!("a line over the {}-byte bound", e["limit"]),
-        "closed" => "the server closed its output".into(),
-        "close_input" => "mcpspec closed the server's input".into(),
-        "exit" => format!("the server ended: {}", text(&e["how"])),
-        "send_failed" => format!("could not send: {}", text(&e["error"])),
-        "note" => text(&e["text"]),
-        "schema_violations" => format!("schema violations of entry {} (marked there)", e["entry"]),
-        "dropped" => format!(
-            "{} more events ({} bytes) counted, not kept",
-            e["events"], e["bytes"]
-        ),
-        other => other.to_owned(),
+        Event::SendRaw { text } => text.clone(),
+        Event::RecvLarge { bytes, text, .. } => {
+            format!("{bytes} bytes, first ones kept: {text}")
+        }
+        Event::RecvInvalid { text, error, .. } => {
+            format!("{text}\n— not a JSON-RPC message: {error}")
+        }
+        Event::Connect { target } => format!("connected to {target}"),
+        Event::Timeout {
+            waited_ms,
+            waiting_for,
+        } => format!("nothing within {waited_ms} ms (waiting for {waiting_for})"),
+        Event::Overflow { limit } => format!("a line over the {limit}-byte bound"),
+        Event::Closed => "the server closed its output".into(),
+        Event::CloseInput => "mcpspec closed the server's input".into(),
+        Event::Exit { how } => format!("the server ended: {how}"),
+        Event::SendFailed { error } => format!("could not send: {error}"),
+        Event::Note { text } => text.clone(),
+        Event::SchemaViolations { entry, .. } => match entry {
+            Some(entry) => format!("schema violations of entry {entry} (marked there)"),
+            None => "schema violations of a message not in the transcript".into(),
+        },
+        Event::Dropped { events, bytes } => {
+            format!("{events} more events ({bytes} bytes) counted, not kept")
+        }
     };
     folded(out, &esc(&words), words.len());
 }
@@ -667,26 +661,12 @@ fn pretty_json(out: &mut String, v: &Value, indent: usize, path: &mut String, ma
     }
 }
 
-fn entry_anchor(id: &str, seq: Option<&Value>, conn: Option<&Value>) -> String {
-    format!(
-        "{}-{}-{}",
-        id.replace('/', "."),
-        conn.map(text).unwrap_or_default(),
-        seq.map(text).unwrap_or_default()
-    )
+fn entry_anchor(id: &str, conn: u32, seq: u32) -> String {
+    format!("{}-{conn}-{seq}", id.replace('/', "."))
 }
 
-/// A JSON value as plain text: a string's contents, `-` for null, anything else as JSON.
-fn text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => "-".into(),
-        other => other.to_string(),
-    }
-}
-
-fn seconds(ms: Option<u64>) -> String {
-    ms.map_or("-".into(), |ms| format!("{:.2} s", ms as f64 / 1000.0))
+fn seconds(ms: u64) -> String {
+    format!("{:.2} s", ms as f64 / 1000.0)
 }
 
 /// HTML-escapes text for element content and double-quoted attributes.
@@ -709,6 +689,32 @@ fn esc(s: &str) -> String {
 mod tests {
     use super::*;
 
+    fn recv(message: Value) -> Entry {
+        Entry {
+            seq: 1,
+            conn: 1,
+            at_ms: None,
+            instance: None,
+            event: Event::Recv {
+                message,
+                http_status: None,
+            },
+        }
+    }
+
+    #[test]
+    fn the_stylesheet_colours_every_kind_and_the_page_labels_and_filters_it() {
+        for kind in Kind::ALL {
+            let key = kind.key();
+            assert!(CSS.contains(&format!("--{key}:")), "no colour for {key}");
+            assert!(
+                CSS.contains(&format!(".k-{key}.badge{{background:var(--{key})}}")),
+                "no badge colour for {key}"
+            );
+            assert!(FILTER_ORDER.contains(&kind), "no filter for {key}");
+        }
+    }
+
     #[test]
     fn text_from_the_report_is_escaped() {
         assert_eq!(esc("<script>\"&'"), "&lt;script&gt;&quot;&amp;&#39;");
@@ -717,17 +723,14 @@ mod tests {
     #[test]
     fn a_long_message_is_folded_and_a_short_one_is_not() {
         let long = serde_json::json!({ "items": (0..40).collect::<Vec<_>>() });
-        let entry = serde_json::json!({ "seq": 1, "conn": 1, "event": "recv", "message": long });
         let mut html = String::new();
-        body(&mut html, &entry, "recv", &[]);
+        body(&mut html, &recv(long), &[]);
         assert!(
             html.starts_with("<details class=\"long\"><summary>44 lines, 121 bytes"),
             "{html}"
         );
-        let short =
-            serde_json::json!({ "seq": 1, "conn": 1, "event": "recv", "message": {"id": 1} });
         let mut html = String::new();
-        body(&mut html, &short, "recv", &[]);
+        body(&mut html, &recv(serde_json::json!({"id": 1})), &[]);
         assert!(html.starts_with("<pre>{"), "{html}");
     }
 

@@ -29,6 +29,11 @@ pub enum MergeError {
         path: PathBuf,
         source: serde_json::Error,
     },
+    #[error("{path} {source}")]
+    Report {
+        path: PathBuf,
+        source: super::ReadError,
+    },
     #[error(
         "{path} is not a shard of the same run as {first}: its {what} is {theirs:?}, not {ours:?}"
     )]
@@ -71,7 +76,10 @@ pub fn merge_files(paths: &[PathBuf]) -> Result<Merged, MergeError> {
             source,
         })?;
         let json: serde_json::Value = serde_json::from_str(&text).map_err(parse_error)?;
-        let report: RunReport = serde_json::from_value(json.clone()).map_err(parse_error)?;
+        let report = RunReport::from_json(json.clone()).map_err(|source| MergeError::Report {
+            path: path.clone(),
+            source,
+        })?;
         for result in json["results"].as_array().into_iter().flatten() {
             if let Some(id) = result["id"].as_str() {
                 // A duplicate id is refused by `merge` below, which names both files.
@@ -239,6 +247,7 @@ mod tests {
 
     fn report(results: Vec<CheckResult>, duration_ms: u64, stale: &[&str]) -> RunReport {
         let mut r = RunReport {
+            schema_version: crate::report::SCHEMA_VERSION,
             mcpspec_version: "0.1.0".into(),
             target: "t".into(),
             transport: "stdio".into(),
