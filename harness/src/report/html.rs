@@ -307,13 +307,13 @@ impl Sides {
 fn check(out: &mut String, r: &CheckResult, catalogue: &[Check], sides: Sides) {
     let kind = r.outcome.kind;
     // The items a feature check judged are searchable by name (a tool, a URI, a prompt).
-    let items: Vec<&str> = r.outcome.items.iter().map(|i| i.item.as_str()).collect();
+    let item_names: Vec<&str> = r.outcome.items.iter().map(|i| i.item.as_str()).collect();
     let search = format!(
         "{} {} {} {}",
         r.id,
         r.outcome.message,
         r.requirements.join(" "),
-        items.join(" ")
+        item_names.join(" ")
     )
     .to_lowercase();
     let _ = write!(
