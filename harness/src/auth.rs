@@ -16,7 +16,6 @@
 //! `challenge` are leaves themselves, which `output` and `cli_values` may import.
 
 pub mod challenge;
-pub mod cli;
 pub mod credentials;
 pub mod discovery;
 pub mod issuer;

@@ -16,7 +16,9 @@ mod negotiation;
 mod stdio;
 mod tools;
 // The rest of the 2026-07-28 surface (issue 8).
-mod features;
+mod caching;
+mod cancellation;
+mod capabilities;
 mod lists;
 mod logging;
 mod mrtr;
@@ -46,7 +48,10 @@ pub fn all() -> Vec<Check> {
         modern::group(),
         stdio::group(),
         tools::group(),
-        features::group(),
+        resources::error_paths(),
+        prompts::error_paths(),
+        capabilities::group(),
+        caching::group(),
         lists::group(),
         tool_calls::group(),
         resources::group(),
@@ -56,6 +61,7 @@ pub fn all() -> Vec<Check> {
         subscriptions::group(),
         logging::group(),
         progress::group(),
+        cancellation::group(),
         mrtr::group(),
         negotiation::group(),
         legacy::group(),

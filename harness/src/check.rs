@@ -534,7 +534,10 @@ impl Scenario {
             Some(p) if shared => {
                 let got = match (&self.lease, p.pools()) {
                     (Lease::Pool, true) => p.lease(&self.rec, self.conns, self.check).await,
-                    (lease, _) => p.fresh_lease(self.check, fresh_lease_reason(lease, p)),
+                    (lease, _) => {
+                        p.fresh_lease(self.check, fresh_lease_reason(lease, p))
+                            .await
+                    }
                 };
                 if let Ok(spawned) = &got {
                     self.leased = Some(self.conns);
@@ -662,8 +665,9 @@ impl Scenario {
     }
 
     /// A fresh connection in the era the server serves (POL-28, POL-8): a modern peer as
-    /// [`Scenario::connect`] gives it, or a legacy one after `initialize` (at the version the
-    /// server negotiated with the probe) and `notifications/initialized`. The answered
+    /// [`Scenario::connect`] gives it, or a legacy one after `initialize` (asking the newest
+    /// legacy version; the server answers with the one it negotiates) and
+    /// `notifications/initialized`. The answered
     /// `initialize` proves the legacy server ready; an `initialize` that is not answered with a
     /// result is an Error (the `legacy/*` checks judge the handshake, not these).
     pub async fn connect_any_era(&mut self) -> Result<Peer, Outcome> {

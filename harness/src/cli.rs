@@ -7,8 +7,10 @@
 //! library's `fuzz::cli`; `client.rs` owns `mcpspec client` (its fuzzer is the library's
 //! `client::fuzz`).
 
+pub mod auth;
 pub mod client;
 pub mod explain;
+pub mod fuzz;
 pub mod listing;
 pub mod negotiate;
 pub mod replay;
@@ -17,6 +19,7 @@ pub mod run;
 
 use mcpspec::cli_values::Destination;
 use mcpspec::errln;
+use mcpspec::report::Format;
 
 /// Exit codes (docs/outcomes.md "Exit codes").
 pub mod exit {
@@ -26,6 +29,15 @@ pub mod exit {
     pub const TARGET: u8 = 3;
     /// Interrupted (Ctrl-C): 128 + SIGINT, as a shell reports it.
     pub const INTERRUPTED: u8 = 130;
+}
+
+/// Writes a rendered report to `destination`: a file holds it as rendered; on stdout it ends
+/// its line.
+pub fn write_rendered(destination: &Destination, mut text: String) -> Result<(), String> {
+    if destination.is_stdout() && !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    destination.write(&text)
 }
 
 /// Prints `mcpspec: <message>` to stderr; the exit code of a usage error.
@@ -56,14 +68,19 @@ pub struct ReportFiles {
 }
 
 impl ReportFiles {
+    /// Where `format` goes, if it was asked for.
+    pub fn destination(&self, format: Format) -> Option<&Destination> {
+        match format {
+            Format::Json => self.json.as_ref(),
+            Format::Junit => self.junit.as_ref(),
+            Format::Markdown => self.markdown.as_ref(),
+            Format::Html => self.html.as_ref(),
+        }
+    }
+
     /// Each flag with its destination, as [`mcpspec::cli_values::one_on_stdout`] reads them.
     pub fn flags(&self) -> [(&'static str, Option<&Destination>); 4] {
-        [
-            ("--json", self.json.as_ref()),
-            ("--junit", self.junit.as_ref()),
-            ("--markdown", self.markdown.as_ref()),
-            ("--html", self.html.as_ref()),
-        ]
+        Format::ALL.map(|f| (f.flag(), self.destination(f)))
     }
 
     /// Whether one of them writes to stdout (in place of the console report).

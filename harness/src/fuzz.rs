@@ -33,7 +33,6 @@
 //! generates the same cases; `cases` bounds the work by count, so a run bounded by it does the
 //! same work on a fast machine and a slow one.
 
-pub mod cli;
 pub mod corpus;
 pub mod exec;
 pub mod headers;

@@ -47,6 +47,7 @@ pub mod outcome;
 pub mod output;
 pub mod pool;
 pub mod preflight;
+pub mod progress;
 pub mod protocol;
 #[doc(hidden)]
 pub mod reference_client;

@@ -28,13 +28,13 @@ enum Command {
     /// Run the conformance checks against a server (default: the embedded reference server).
     Run(Box<cli::run::RunArgs>),
     /// Fuzz a server with generated JSON-RPC sequences; shrink and save what breaks it.
-    Fuzz(Box<mcpspec::fuzz::cli::FuzzArgs>),
+    Fuzz(Box<cli::fuzz::FuzzArgs>),
     /// The version-negotiation matrix: what the server answers, per revision, to modern and
     /// legacy clients.
     Negotiate(Box<cli::negotiate::NegotiateArgs>),
     /// Replay a reproducer written by `mcpspec fuzz`, or a check's transcript file (`run
     /// --transcripts DIR`): its earlier traffic first, then the check, on a fresh process.
-    Replay(mcpspec::fuzz::cli::ReplayArgs),
+    Replay(cli::fuzz::ReplayArgs),
     /// One check in full: what it sends and expects, its requirements with their sources, the
     /// policies it applies, and what a fix usually is.
     Explain {
@@ -58,7 +58,7 @@ enum Command {
     /// the reports of a run's shards (`--merge`).
     Report(cli::report::ReportArgs),
     /// Protected servers: `mcpspec auth issuer` serves the built-in test issuer.
-    Auth(mcpspec::auth::cli::AuthCommand),
+    Auth(cli::auth::AuthCommand),
     /// Test an MCP client: run it against scripted peers (`-- CLIENT…`), fuzz it, replay.
     Client(Box<cli::client::ClientArgs>),
 }
@@ -70,15 +70,15 @@ fn main() -> ExitCode {
         Command::List(args) => ExitCode::from(cli::listing::list(args)),
         Command::Run(args) => ExitCode::from(cli::run::run(*args)),
         Command::Negotiate(args) => ExitCode::from(cli::negotiate::run(*args)),
-        Command::Fuzz(args) => ExitCode::from(mcpspec::fuzz::cli::fuzz_main(*args)),
+        Command::Fuzz(args) => ExitCode::from(cli::fuzz::fuzz_main(*args)),
         Command::Replay(args) if cli::replay::is_transcript(&args.file) => {
             ExitCode::from(cli::replay::run(&args))
         }
-        Command::Replay(args) => ExitCode::from(mcpspec::fuzz::cli::replay_main(args)),
+        Command::Replay(args) => ExitCode::from(cli::fuzz::replay_main(args)),
         Command::Explain { id } => ExitCode::from(cli::explain::explain(&id)),
         Command::Baseline(args) => ExitCode::from(cli::explain::baseline(*args)),
         Command::Report(args) => ExitCode::from(cli::report::run(args)),
-        Command::Auth(args) => ExitCode::from(mcpspec::auth::cli::main(args)),
+        Command::Auth(args) => ExitCode::from(cli::auth::main(args)),
         Command::Coverage(args) => ExitCode::from(cli::listing::coverage(args)),
         Command::Client(args) => ExitCode::from(cli::client::run(*args)),
         Command::Completions { shell } => {

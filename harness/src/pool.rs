@@ -428,14 +428,18 @@ impl Processes {
     }
 
     /// A fresh process for a check that would share one (`reason`: a confirmation, POL-30, or
-    /// `--isolation fresh`): the check runs exactly as it runs on a shared one, liveness after
-    /// it included, only on a process nothing was written to before.
-    pub fn fresh_lease(&self, check: &str, reason: &str) -> Result<Spawned, StartError> {
+    /// `--isolation fresh`): the check runs exactly as it runs on a shared one, admitted by the
+    /// same liveness request before it and proved alive after it, only on a process no check
+    /// wrote to before. (A server may answer a first request unlike a later one: a shared
+    /// process's first request is always that liveness request, so a fresh one's is too.)
+    pub async fn fresh_lease(&self, check: &str, reason: &str) -> Result<Spawned, StartError> {
         self.fresh_demand.fetch_sub(1, Ordering::Relaxed);
-        let mut spawned = self.spare_or_spawn()?;
+        let spawned = self.spare_or_spawn()?;
         self.count(reason);
-        spawned.transport.keep_sent(check);
         self.refill();
+        let mut spawned = self.admit(spawned).await?;
+        spawned.prior = spawned.transport.sent().cloned();
+        spawned.transport.mark_sent(check);
         Ok(spawned)
     }
 
@@ -649,6 +653,13 @@ impl Processes {
         if broken {
             return AfterCheck::Alive;
         }
+        // A check that sent `initialize` on a modern shared process has changed what the
+        // connection is (a legacy session in its handshake: a server may now wait for
+        // `notifications/initialized` and refuse anything else): proved alive, then retired.
+        let handshook = matches!(held, Held::Modern)
+            && transport
+                .sent()
+                .is_some_and(|log| sent_initialize(log, check));
         transport.mark_sent("liveness");
         let (era, liveness) = match held {
             Held::Modern => (Era::Modern, self.plan.modern_liveness),
@@ -717,7 +728,7 @@ impl Processes {
             serde_json::from_str::<Value>(o)
                 .is_ok_and(|id| crate::wire::Id::from_json(&id).is_none())
         });
-        if keep && poolable && verdict == AfterCheck::Alive && in_step {
+        if keep && poolable && !handshook && verdict == AfterCheck::Alive && in_step {
             if let Some(transport) = peer.into_transport() {
                 self.keep_idle(Idle {
                     transport,
@@ -742,6 +753,20 @@ impl Processes {
         }
         verdict
     }
+}
+
+/// Whether `check`'s writes (the log's last chunk, when it is that check's) hold an
+/// `initialize` request.
+fn sent_initialize(log: &crate::transport::SentLog, check: &str) -> bool {
+    log.chunks().last().is_some_and(|chunk| {
+        chunk.by == check
+            && chunk.writes.iter().any(|w| {
+                serde_json::from_slice::<Value>(w).is_ok_and(|v| {
+                    v.get("method").and_then(Value::as_str)
+                        == Some(crate::protocol::method::INITIALIZE)
+                })
+            })
+    })
 }
 
 /// Records a message drained from a shared process after its check, marked as such.

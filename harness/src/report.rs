@@ -1,6 +1,6 @@
 //! Reports: serde data first ([`RunReport`]), renderers second (console, JSON, JUnit in
 //! `report/junit.rs`, Markdown in `report/markdown.rs`), and the progress of long runs
-//! (`report/status_line.rs`: a bar on a terminal, a plain line every 10 s elsewhere).
+//! (`progress.rs`: a bar on a terminal, a plain line every 10 s elsewhere).
 //!
 //! Owns `report/`. May import the outcome model, the check definitions (ids, levels), the requirement
 //! catalogue, the target's description and the transcript it renders; never the runner or a check's script: a report is data in, text out.
@@ -10,9 +10,8 @@ pub mod html;
 mod junit;
 mod markdown;
 pub mod merge;
-mod status_line;
 
-pub use status_line::{Mode as ProgressMode, Progress, mode_here as progress_mode};
+pub use crate::progress::{Mode as ProgressMode, Progress, mode_here as progress_mode};
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -685,6 +684,43 @@ fn paint(kind: Kind, color: bool) -> String {
         Kind::Skipped => "90",
     };
     format!("\x1b[{code}m{label}\x1b[0m")
+}
+
+/// A report format a run writes to a file or stdout (`--json`, `--junit`, `--markdown`,
+/// `--html`): adding one is a variant here, its renderer beside the others in `report/`, and its
+/// flag in the CLI's `ReportFiles`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Junit,
+    Markdown,
+    Html,
+}
+
+impl Format {
+    /// Every format, in the order a run writes them.
+    pub const ALL: [Format; 4] = [Format::Json, Format::Junit, Format::Markdown, Format::Html];
+
+    /// The flag that asks for it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Format::Json => "--json",
+            Format::Junit => "--junit",
+            Format::Markdown => "--markdown",
+            Format::Html => "--html",
+        }
+    }
+
+    /// The report rendered in this format. (A run streams its JSON instead, with
+    /// [`RunReport::write_json`]: a report with every transcript runs to megabytes.)
+    pub fn render(self, report: &RunReport) -> String {
+        match self {
+            Format::Json => report.to_json(),
+            Format::Junit => report.to_junit(),
+            Format::Markdown => report.to_markdown(),
+            Format::Html => report.to_html(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,21 +1,25 @@
 //! Runs a selection of the catalogue against a target: probes what the target serves, then
 //! runs every check in its own scenario (fresh connections), several at a time, each under the
 //! scenario cap. A non-pass verdict from a shared process is confirmed on a fresh one before it
-//! is reported (`runner/confirm.rs`, POL-30).
+//! is reported (`runner/confirm.rs`, POL-30). The era probe is `runner/probe.rs`; the policies
+//! applied to a verdict after its check ran are `runner/verdict.rs`.
 
 mod confirm;
+mod probe;
+mod verdict;
+
+pub use crate::progress::RunningChecks;
+pub use probe::probe;
+pub use verdict::{charge_stopped, null_id_rejections, schema_verdict, slow_is_not_silent};
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use crate::check::{Check, CheckOptions, Facts, Isolation, Lease, Need, Scenario};
-use crate::driver::{Peer, Settings, request};
-use crate::negotiation::{Client, negotiate};
-use crate::outcome::{Era, Outcome};
-use crate::protocol::{method, version};
+use crate::driver::Settings;
+use crate::outcome::Outcome;
 use crate::report::{CheckResult, Negotiated, RunReport};
 use crate::target::{StartError, Target};
 
@@ -37,49 +41,6 @@ pub struct RunOptions {
     /// Where shared checks' shared connections come from: the pool, or (replaying a
     /// transcript) a fresh process with a prefix replayed first (POL-30).
     pub lease: Lease,
-}
-
-/// The checks running now, each with when it started: what a status line names while a long
-/// check holds the run (results are handed over in catalogue order, so the last one done can
-/// be far behind what runs).
-#[derive(Debug, Clone, Default)]
-pub struct RunningChecks(Arc<std::sync::Mutex<Vec<(&'static str, Instant)>>>);
-
-impl RunningChecks {
-    /// `id` runs from now until the guard is dropped.
-    fn enter(&self, id: &'static str) -> RunningGuard {
-        self.lock().push((id, Instant::now()));
-        RunningGuard {
-            running: self.clone(),
-            id,
-        }
-    }
-
-    /// The check that has run longest, for how long, and how many run in all.
-    pub fn longest(&self) -> Option<(&'static str, Duration, usize)> {
-        let running = self.lock();
-        let (id, since) = running.iter().min_by_key(|(_, since)| *since)?;
-        Some((id, since.elapsed(), running.len()))
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(&'static str, Instant)>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// Takes its check off [`RunningChecks`] when the check ends, however it ends.
-struct RunningGuard {
-    running: RunningChecks,
-    id: &'static str,
-}
-
-impl Drop for RunningGuard {
-    fn drop(&mut self) {
-        let mut running = self.running.lock();
-        if let Some(at) = running.iter().position(|(id, _)| *id == self.id) {
-            running.swap_remove(at);
-        }
-    }
 }
 
 /// The default `--jobs`: the number of cores (POL-24: mcpspec's own load must not make a server
@@ -456,131 +417,6 @@ async fn attempt(check: Check, run: &Run, lease: Lease) -> Attempt {
     }
 }
 
-/// POL-21: a shared process that died or went silent after a check is charged to it. A
-/// verdict that passed (or only recorded) becomes a Fail that says so; a Fail or Error keeps
-/// its kind and gains the remark.
-pub fn charge_stopped(outcome: Outcome, why: &str) -> Outcome {
-    use crate::outcome::Kind;
-    match outcome.kind {
-        Kind::Fail | Kind::Error => Outcome::new(
-            outcome.kind,
-            format!("{}; then {why} (POL-21)", outcome.message),
-        ),
-        _ => Outcome::fail(format!(
-            "{why} (POL-21); the check itself said: {}",
-            outcome.message
-        )),
-    }
-}
-
-/// POL-20, applied once for every check: a received message that breaks the schema of its
-/// revision (SCHEMA-1) makes the check that received it a Fail, once, naming the method, the
-/// JSON pointer, what the schema expects and what came, and quoting the message. A Fail keeps
-/// its own finding and names the schema's too; a Skip or an Error stands (the check did not
-/// judge, and a violation never turns into a pass).
-pub fn schema_verdict(outcome: Outcome, findings: &[crate::transcript::SchemaFinding]) -> Outcome {
-    use crate::outcome::Kind;
-    let Some(first) = findings.first() else {
-        return outcome;
-    };
-    let total: usize = findings.iter().map(|f| f.violations.len()).sum();
-    let shown = first
-        .violations
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ");
-    let more = match total - first.violations.len() {
-        0 => String::new(),
-        n => format!(" (and {n} more, listed in the transcript)"),
-    };
-    let schema = format!("schema violation (SCHEMA-1): {shown}{more}");
-    match outcome.kind {
-        Kind::Pass | Kind::NonStrict | Kind::Info => Outcome::fail(format!(
-            "{schema}; the check's own verdict was {}: {}",
-            outcome.kind, outcome.message
-        ))
-        .with_evidence(first.evidence.clone()),
-        Kind::Fail => Outcome {
-            message: format!("{}; {schema}", outcome.message),
-            ..outcome
-        },
-        Kind::Skipped | Kind::Error => outcome,
-    }
-}
-
-/// POL-24, applied once for every check: a verdict that rests on silence judged before the
-/// server answered anything is an Error (the server may still have been starting); a late reply
-/// makes a Pass, Info or NonStrict verdict NonStrict "late (N ms): …", and is mentioned in a
-/// Fail or Error, which stand.
-pub fn slow_is_not_silent(
-    outcome: Outcome,
-    lates: &[crate::transcript::Late],
-    unready_silence: Option<String>,
-) -> Outcome {
-    use crate::outcome::Kind;
-    let outcome = match unready_silence {
-        Some(what) if matches!(outcome.kind, Kind::Pass | Kind::NonStrict | Kind::Info) => {
-            Outcome::error(format!(
-                "{what} was judged before the server answered any request, so it proves nothing                  (POL-24: the check must warm the server up first); the check said: {}",
-                outcome.message
-            ))
-        }
-        _ => outcome,
-    };
-    let Some(first) = lates.first() else {
-        return outcome;
-    };
-    let late = format!(
-        "late ({} ms): the reply to id {} came after its {} wait{}",
-        first.latency.as_millis(),
-        first.id,
-        crate::text::seconds(first.waited),
-        match lates.len() {
-            1 => String::new(),
-            n => format!(" ({n} late replies in all)"),
-        }
-    );
-    match outcome.kind {
-        Kind::Pass | Kind::Info | Kind::NonStrict => {
-            Outcome::non_strict(format!("{late} (POL-24); {}", outcome.message))
-        }
-        Kind::Fail | Kind::Error => Outcome::new(
-            outcome.kind,
-            format!("{} ({late}, POL-24)", outcome.message),
-        ),
-        Kind::Skipped => outcome,
-    }
-}
-
-/// POL-29, applied once for every check: over HTTP, a 4xx rejection whose JSON-RPC error has
-/// `id: null` although the request's id was readable answers that request, but RPC-3 asks for
-/// the request's id: a Pass, Info or NonStrict verdict becomes NonStrict saying so, and a Fail
-/// or Error mentions it.
-pub fn null_id_rejections(outcome: Outcome, rejections: &[(String, u16)]) -> Outcome {
-    use crate::outcome::Kind;
-    let Some((id, status)) = rejections.first() else {
-        return outcome;
-    };
-    let what = format!(
-        "the HTTP {status} rejection of request {id} carried `id: null` though the request's id \
-         was readable (POL-29; RPC-3 asks for the request's id){}",
-        match rejections.len() {
-            1 => String::new(),
-            n => format!(", {n} such rejections in all"),
-        }
-    );
-    match outcome.kind {
-        Kind::Pass | Kind::Info | Kind::NonStrict => {
-            Outcome::non_strict(format!("{what}; {}", outcome.message))
-        }
-        Kind::Fail | Kind::Error => {
-            Outcome::new(outcome.kind, format!("{} ({what})", outcome.message))
-        }
-        Kind::Skipped => outcome,
-    }
-}
-
 /// Why `check` cannot run against this target, if it cannot.
 fn unmet_need(
     check: &Check,
@@ -629,203 +465,4 @@ fn unmet_need(
         ),
         _ => None,
     })
-}
-
-/// Learns what the target serves: dual-era negotiation as a client does it, a modern
-/// `server/discover` and a legacy `initialize`, each on a fresh connection.
-/// The two probes run side by side when `jobs` allows two target processes at once, one after
-/// the other otherwise (POL-24).
-pub async fn probe(
-    target: &Target,
-    settings: &Arc<Settings>,
-    jobs: usize,
-) -> Result<Facts, StartError> {
-    let rec = crate::transcript::Recorder::default();
-    let legacy_rec = crate::transcript::Recorder::default();
-    let client = Client::default();
-    // The two probes use separate connections; run them side by side, each under a cap, so a
-    // server that floods or stalls cannot hold the run before its first check.
-    let cap = settings.scenario_timeout + settings.startup_timeout;
-    let modern = capped(cap, negotiate(target, settings, &client, &rec));
-    let legacy = capped(cap, probe_legacy(target, settings, &legacy_rec));
-    let (negotiation, legacy) = if jobs >= 2 {
-        tokio::join!(modern, legacy)
-    } else {
-        let modern = modern.await;
-        (modern, legacy.await)
-    };
-    let heard_rpc = received_rpc(&rec) || received_rpc(&legacy_rec);
-    let heard_any = received_any(&rec) || received_any(&legacy_rec);
-    let (negotiation, legacy) = match (negotiation, legacy) {
-        (Err(e), _) | (_, Err(e)) if e.message.starts_with(PROBE_CAP) && !heard_any => {
-            return Err(StartError::new(format!(
-                "the target never produced a JSON-RPC message: {}",
-                e.message
-            )));
-        }
-        other => other,
-    };
-    let (negotiation, (initialize_seen, initialize, initialize_refused, startup)) =
-        (negotiation?, legacy?);
-    let mut facts = Facts {
-        initialize,
-        initialize_seen,
-        initialize_refused,
-        startup,
-        ..Facts::default()
-    };
-    match &negotiation.discover {
-        Some(result) => {
-            facts.discover = Some(result.clone());
-            facts.discover_seen = "a DiscoverResult".into();
-        }
-        None if heard_rpc => probe_broken_modern(target, settings, &mut facts).await?,
-        None => {
-            let because = match &negotiation.path {
-                crate::negotiation::Path::Unreachable { because } => because.clone(),
-                other => other.to_string(),
-            };
-            facts.discover_seen = because.clone();
-            let opening = if heard_any {
-                "the target never answered a request (it wrote only notifications or \
-                 server→client requests)"
-            } else {
-                "the target never produced a JSON-RPC message"
-            };
-            facts.never_mcp = Some(format!(
-                "{opening}: {because}; a legacy ping and initialize got {}",
-                facts.initialize_seen
-            ));
-        }
-    }
-    facts.negotiation = Some(negotiation);
-    Ok(facts)
-}
-
-/// Whether a transcript shows the server speaking JSON-RPC at all, however badly: a valid
-/// message, any JSON (a wrong `jsonrpc` member, a bad id), a JSON fragment (a message broken
-/// over lines), or an HTTP 4xx (a transport-level refusal an MCP endpoint may give). Silence,
-/// plain text, HTML pages, redirects, 5xx pages and bodies cut short are not.
-fn received_rpc(rec: &crate::transcript::Recorder) -> bool {
-    use crate::transcript::Event;
-    rec.entries().iter().any(|e| match &e.event {
-        // A notification or a server→client request is not an answer.
-        Event::Recv { message, .. } => message.get("method").is_none(),
-        Event::RecvLarge { .. } => true,
-        // A line too deep, not UTF-8 or over the bound is a reply mcpspec cannot read: a server
-        // that sends nothing else gives the checks nothing to judge.
-        Event::RecvInvalid { error, .. }
-            if ["nested ", "not UTF-8", "longer than the "]
-                .iter()
-                .any(|p| error.starts_with(p)) =>
-        {
-            false
-        }
-        Event::RecvInvalid {
-            text, http_status, ..
-        } => {
-            text.trim_start().starts_with(['{', '['])
-                || http_status.is_some_and(|s| (400..500).contains(&s))
-        }
-        _ => false,
-    })
-}
-
-const PROBE_CAP: &str = "the version probe (server/discover, initialize) got no answer within";
-
-/// Whether a transcript holds any valid JSON-RPC message from the server (a notification too).
-fn received_any(rec: &crate::transcript::Recorder) -> bool {
-    use crate::transcript::Event;
-    rec.entries()
-        .iter()
-        .any(|e| matches!(e.event, Event::Recv { .. } | Event::RecvLarge { .. }))
-}
-
-/// Runs a probe step under `cap`; past it the step counts as unanswered.
-async fn capped<T>(
-    cap: std::time::Duration,
-    step: impl std::future::Future<Output = Result<T, StartError>>,
-) -> Result<T, StartError> {
-    match tokio::time::timeout(cap, step).await {
-        Ok(r) => r,
-        Err(_) => Err(StartError::new(format!(
-            "{PROBE_CAP} {}",
-            crate::text::seconds(cap)
-        ))),
-    }
-}
-
-/// A legacy handshake on a fresh connection: a ping first (it gets the start-up allowance),
-/// then `initialize`, waited for no longer than one expected message (a server that stalls
-/// in `initialize` is the deadlock check's business, not the probe's).
-async fn probe_legacy(
-    target: &Target,
-    settings: &Arc<Settings>,
-    rec: &crate::transcript::Recorder,
-) -> Result<(String, Option<Value>, bool, Option<Duration>), StartError> {
-    let started = Instant::now();
-    let transport = target.connect(settings.max_message)?;
-    let mut peer = Peer::new(transport, rec.clone(), 0, Era::Legacy, settings.clone());
-    // The start-up time: spawn to the first answer (POL-24, the deadlock check's window).
-    let startup = peer
-        .call(request(method::PING))
-        .await
-        .answered()
-        .map(|_| started.elapsed());
-    let reply = initialize_within(&mut peer, settings.expect_timeout).await;
-    let result = reply
-        .result()
-        .filter(|r| r.get("protocolVersion").is_some())
-        .cloned();
-    Ok((reply.describe(), result, reply.error().is_some(), startup))
-}
-
-async fn initialize_within(peer: &mut Peer, wait: std::time::Duration) -> crate::driver::Reply {
-    let out = request(method::INITIALIZE)
-        .bare()
-        .param("protocolVersion", serde_json::json!(version::LATEST_LEGACY))
-        .param("capabilities", serde_json::json!({}))
-        .param(
-            "clientInfo",
-            serde_json::json!({"name": "mcpspec", "version": env!("CARGO_PKG_VERSION")}),
-        );
-    peer.call_within(out, wait).await
-}
-
-/// Discover did not produce a DiscoverResult. A server that serves 2026-07-28 but breaks
-/// discover (or the framing of its replies) is still modern: its checks must run and say
-/// what is wrong, not be skipped.
-async fn probe_broken_modern(
-    target: &Target,
-    settings: &Arc<Settings>,
-    facts: &mut Facts,
-) -> Result<(), StartError> {
-    let transport = target.connect(settings.max_message)?;
-    let mut peer = Peer::new(
-        transport,
-        Default::default(),
-        1,
-        Era::Modern,
-        settings.clone(),
-    );
-    let reply = peer.call(request(method::DISCOVER)).await;
-    facts.discover_seen = reply.describe();
-    if let Some(result) = reply
-        .frame()
-        .and_then(|f| f.json.as_ref())
-        .and_then(|j| j.get("result"))
-    {
-        if result.get("supportedVersions").is_some() {
-            facts.discover = Some(result.clone());
-            return Ok(());
-        }
-    }
-    let list = peer.call(request(method::TOOLS_LIST)).await;
-    if list.result().is_some_and(|r| r.get("resultType").is_some()) {
-        facts.discover = Some(Value::Object(Default::default()));
-        facts
-            .discover_seen
-            .push_str("; a modern tools/list was served");
-    }
-    Ok(())
 }

@@ -66,7 +66,7 @@ fn find(name: &str, target_args: &[&str], expect_oracle: &str) -> (PathBuf, Stri
         stdout.contains(&format!("[{expect_oracle}]")),
         "{name}: {stdout}"
     );
-    let reproducer = mcpspec::fuzz::cli::reproducer_in(&stdout)
+    let reproducer = mcpspec::fuzz::reproducer::reproducer_in(&stdout)
         .map(Path::to_owned)
         .unwrap_or_else(|| panic!("{name}: no reproducer named in {stdout}"));
     let lines = mcpspec::fuzz::reproducer::read(&reproducer).unwrap();

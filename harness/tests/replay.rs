@@ -48,10 +48,10 @@ fn find(dir: &Path, target_args: &[&str], oracle: &str) -> (PathBuf, String) {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(stdout.contains(&format!("[{oracle}]")), "{stdout}");
-    let reproducer = mcpspec::fuzz::cli::reproducer_in(&stdout)
+    let reproducer = mcpspec::fuzz::reproducer::reproducer_in(&stdout)
         .unwrap_or_else(|| panic!("no reproducer in {stdout}"))
         .to_owned();
-    let command = mcpspec::fuzz::cli::replay_command_in(&stdout)
+    let command = mcpspec::fuzz::reproducer::replay_command_in(&stdout)
         .unwrap_or_else(|| panic!("no replay command in {stdout}"))
         .to_owned();
     (reproducer, command)

@@ -506,7 +506,8 @@ async fn a_violation_fails_the_check_that_received_it_and_marks_the_transcript()
     assert!(
         result.outcome.message.starts_with(
             "schema violation (SCHEMA-1): tools/list result at /tools/0/inputSchema: \
-             expected a required member, got absent; the check's own verdict was PASS"
+             expected a required member, got absent (schema 2026-07-28); the check's own \
+             verdict was PASS"
         ),
         "{}",
         result.outcome.message

@@ -2,10 +2,15 @@
 //! got with its required arguments, each valued from `completion/complete` when the server
 //! declares completions, else the placeholder `mcpspec`; the messages are judged. In either
 //! era (POL-28).
+//!
+//! Also the error paths (2026-07-28, [`error_paths`]): `prompts/get` of a name that cannot
+//! exist, and of a listed prompt without one of its required arguments (the others filled
+//! with strings), are -32602.
 
 use serde_json::{Map, Value, json};
 
 use super::prelude::*;
+use super::support::expect_code_or;
 use super::surface::{self, Tally};
 use crate::outcome::Kind;
 
@@ -145,5 +150,108 @@ async fn get_listed(s: &mut Scenario) -> Verdict {
             "prompts/list lists no prompt to get ({})",
             walk.extent()
         )),
+    ))
+}
+
+pub fn error_paths() -> Vec<Check> {
+    vec![
+        Check {
+            id: "prompts/get/unknown-prompt",
+            requirements: &["FEAT-2", "POL-11"],
+            level: Level::Should,
+            era: Era::Modern,
+            isolation: Isolation::Shared,
+            needs: &[Need::Modern, Need::Capability("prompts")],
+            description: "`prompts/get` of a prompt name that cannot exist.",
+            expectation: "error -32602; a result is Fail, another error code NonStrict",
+            faults: &["unknown-prompt-result"],
+            script: |s| Box::pin(unknown_prompt(s)),
+        },
+        Check {
+            id: "prompts/get/missing-argument",
+            requirements: &["FEAT-2", "POL-1", "POL-11"],
+            level: Level::Should,
+            era: Era::Modern,
+            isolation: Isolation::Shared,
+            needs: &[Need::Modern, Need::Capability("prompts")],
+            description: "`prompts/get` of a listed prompt without one required argument (the \
+                          others given as strings).",
+            expectation: "error -32602; a rendered prompt is Fail, another error code NonStrict",
+            faults: &["prompt-missing-argument-accepted"],
+            script: |s| Box::pin(missing_argument(s)),
+        },
+    ]
+}
+
+/// A prompt name no server has.
+const MISSING_PROMPT: &str = "mcpspec-nonexistent-prompt-7f3a";
+
+async fn unknown_prompt(s: &mut Scenario) -> Verdict {
+    let mut peer = s.connect().await?;
+    let reply = peer
+        .call(request(method::PROMPTS_GET).param("name", json!(MISSING_PROMPT)))
+        .await;
+    if reply.result().is_some() {
+        return Ok(Outcome::fail(format!(
+            "`prompts/get` of an unknown prompt gave a result ({}); FEAT-2 says -32602",
+            reply.describe()
+        )));
+    }
+    Ok(expect_code_or(
+        &reply,
+        "prompts/get of an unknown prompt",
+        code::INVALID_PARAMS,
+        Outcome::non_strict,
+    ))
+}
+
+/// A listed prompt with a required argument: its name, that argument, and the other required
+/// arguments filled with strings.
+fn prompt_missing_one(prompts: &[Value]) -> Option<(String, String, Map<String, Value>)> {
+    prompts.iter().find_map(|p| {
+        let name = p.get("name")?.as_str()?;
+        let required: Vec<&str> = p
+            .get("arguments")?
+            .as_array()?
+            .iter()
+            .filter(|a| a.get("required") == Some(&json!(true)))
+            .filter_map(|a| a.get("name")?.as_str())
+            .collect();
+        let (left_out, rest) = required.split_first()?;
+        let args = rest
+            .iter()
+            .map(|a| ((*a).to_owned(), json!("mcpspec")))
+            .collect();
+        Some((name.to_owned(), (*left_out).to_owned(), args))
+    })
+}
+
+async fn missing_argument(s: &mut Scenario) -> Verdict {
+    let mut peer = s.connect().await?;
+    let prompts = peer.items(method::PROMPTS_LIST, "prompts").await?;
+    let Some((name, left_out, args)) = prompt_missing_one(&prompts) else {
+        return Ok(Outcome::skipped(
+            "prompts/list lists no prompt with a required argument",
+        ));
+    };
+    let reply = peer
+        .call(
+            request(method::PROMPTS_GET)
+                .param("name", json!(name))
+                .param("arguments", Value::Object(args)),
+        )
+        .await;
+    let what = format!("prompts/get `{name}` without its required argument `{left_out}`");
+    if reply.result().is_some() {
+        return Ok(Outcome::fail(format!(
+            "{what} was rendered ({}); FEAT-2 says -32602",
+            reply.describe()
+        )));
+    }
+    Ok(expect_code_or(
+        &reply,
+        &what,
+        code::INVALID_PARAMS,
+        Outcome::non_strict,
     ))
 }

@@ -7,10 +7,14 @@
 //! completions), else from a listed resource that is an instance of it, else a placeholder,
 //! and the expansion is read (a not-found there is Info: a template may describe resources
 //! that do not exist yet). Only read-only methods; in either era (POL-28).
+//!
+//! Also the error path (2026-07-28, [`error_paths`]): `resources/read` of a URI that cannot
+//! exist is -32602.
 
 use serde_json::{Map, Value, json};
 
 use super::prelude::*;
+use super::support::expect_code_or;
 use super::surface::{self, Tally};
 use super::uri_template::Template;
 use crate::outcome::Kind;
@@ -444,4 +448,57 @@ async fn listed_uris(s: &Scenario, peer: &mut Peer, max: usize) -> Vec<String> {
         .into_iter()
         .filter_map(|(_, r)| surface::string_member(r, "uri").map(str::to_owned))
         .collect()
+}
+
+pub fn error_paths() -> Vec<Check> {
+    vec![Check {
+        id: "resources/read/not-found",
+        requirements: &["FEAT-1", "POL-11"],
+        level: Level::Must,
+        era: Era::Modern,
+        isolation: Isolation::Shared,
+        needs: &[Need::Modern, Need::Capability("resources")],
+        description: "`resources/read` of a URI that cannot exist.",
+        expectation: "error -32602 (not the legacy -32002, not a result with empty `contents`)",
+        faults: &[
+            "resource-not-found-32002",
+            "resource-not-found-empty-contents",
+        ],
+        script: |s| Box::pin(resource_not_found(s)),
+    }]
+}
+
+/// A resource URI no server has.
+const MISSING_URI: &str = "mcpspec://nonexistent/resource-7f3a";
+
+async fn resource_not_found(s: &mut Scenario) -> Verdict {
+    let mut peer = s.connect().await?;
+    let reply = peer
+        .call(request(method::RESOURCES_READ).param("uri", json!(MISSING_URI)))
+        .await;
+    if let Some(result) = reply.result() {
+        let empty = result
+            .get("contents")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty);
+        return Ok(Outcome::fail(format!(
+            "a missing resource gave a result{} ({}); FEAT-1 requires -32602",
+            if empty { " with empty `contents`" } else { "" },
+            reply.describe()
+        )));
+    }
+    if reply
+        .error()
+        .is_some_and(|e| e.code == code::LEGACY_RESOURCE_NOT_FOUND)
+    {
+        return Ok(Outcome::fail(
+            "a missing resource gave -32002, the legacy code removed in 2026-07-28 (FEAT-1: -32602)",
+        ));
+    }
+    Ok(expect_code_or(
+        &reply,
+        "resources/read of a missing resource",
+        code::INVALID_PARAMS,
+        Outcome::fail,
+    ))
 }

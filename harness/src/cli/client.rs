@@ -136,7 +136,8 @@ fn conformance(args: RunArgs) -> Result<u8, Stop> {
         checks.len() as u64,
         mcpspec::report::progress_mode(),
     );
-    let observe = |r: &mcpspec::report::CheckResult| progress.check_done(checks.len(), r);
+    let observe =
+        |r: &mcpspec::report::CheckResult| progress.check_done(checks.len(), &r.id, r.outcome.kind);
     // Ctrl-C ends the run: dropping it (and the runtime) drops every client process, whose
     // process group is killed then.
     let report = runtime.block_on(async {

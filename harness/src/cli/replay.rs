@@ -1,15 +1,15 @@
 //! `mcpspec replay TRANSCRIPT`: a check's transcript file (`run --transcripts DIR`) run again
 //! on a fresh process: its prefix of earlier traffic first, when it has one (POL-30), then the
 //! check, with the options it ran under. The verdict is compared with the recorded one.
-//! (`mcpspec replay REPRODUCER`, a fuzz finding, is `fuzz::cli::replay_main`.)
+//! (`mcpspec replay REPRODUCER`, a fuzz finding, is `cli::fuzz::replay_main`.)
 
 use std::path::Path;
 use std::sync::Arc;
 
 use serde::Deserialize;
 
+use super::fuzz::ReplayArgs;
 use mcpspec::check::{CheckOptions, Lease};
-use mcpspec::fuzz::cli::ReplayArgs;
 use mcpspec::report::ReplayHints;
 use mcpspec::transcript::Prefix;
 use mcpspec::{errln, outln};

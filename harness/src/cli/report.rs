@@ -10,9 +10,10 @@ use clap::Args;
 
 use mcpspec::cli_values::{Destination, one_on_stdout};
 use mcpspec::errln;
+use mcpspec::report::Format;
 use mcpspec::report::merge::{Merged, merge_files};
 
-use super::{exit, usage_error};
+use super::{exit, usage_error, write_rendered};
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
@@ -54,27 +55,22 @@ pub fn run(args: ReportArgs) -> u8 {
     };
     // The JSON is the shards' own result objects, transcripts and all, not a re-rendering; the
     // other formats render the typed report.
-    let outputs: [(&Option<Destination>, &dyn Fn() -> String); 5] = [
-        (&args.files.json, &|| {
-            serde_json::to_string_pretty(&json).unwrap_or_default()
-        }),
-        (&args.files.junit, &|| report.to_junit()),
-        (&args.files.markdown, &|| report.to_markdown()),
-        (&args.files.html, &|| report.to_html()),
-        (&args.annotations, &|| report.to_github_annotations()),
-    ];
-    for (destination, render) in outputs {
-        let Some(destination) = destination else {
+    for format in Format::ALL {
+        let Some(destination) = args.files.destination(format) else {
             continue;
         };
-        let mut text = render();
-        // A file holds the report as rendered; on stdout it ends its line.
-        if destination.is_stdout() && !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
-        if let Err(e) = destination.write(&text) {
+        let text = match format {
+            Format::Json => serde_json::to_string_pretty(&json).unwrap_or_default(),
+            _ => format.render(&report),
+        };
+        if let Err(e) = write_rendered(destination, text) {
             return usage_error(e);
         }
+    }
+    if let Some(destination) = &args.annotations
+        && let Err(e) = write_rendered(destination, report.to_github_annotations())
+    {
+        return usage_error(e);
     }
     if !to_stdout {
         mcpspec::out!("{}", report.to_console(mcpspec::output::color_stdout()));

@@ -19,10 +19,11 @@ use mcpspec::baseline::Baseline;
 use mcpspec::check::CheckOptions;
 use mcpspec::cli_values::{self, DEFAULT_TIMEOUT, parse_duration};
 use mcpspec::driver::Settings;
+use mcpspec::report::Format;
 use mcpspec::target::TargetArgs;
 use mcpspec::{Check, RunOptions, RunReport, Target, catalogue, errln, out};
 
-use super::{exit, usage_error};
+use super::{exit, usage_error, write_rendered};
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -398,7 +399,8 @@ fn execute(
         mcpspec::report::progress_mode(),
     )
     .watching(options.running.clone());
-    let observe = |r: &mcpspec::report::CheckResult| progress.check_done(checks.len(), r);
+    let observe =
+        |r: &mcpspec::report::CheckResult| progress.check_done(checks.len(), &r.id, r.outcome.kind);
     let settings = std::sync::Arc::new(options.settings.clone());
     let run = async {
         let mut report = match target.clone() {
@@ -462,32 +464,22 @@ pub(super) fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<
     // The console report, unless a report flag took stdout; then the reports, each rendered
     // only if asked for.
     let files = &outputs.files;
-    let reports = [
-        (
-            &files.junit,
-            RunReport::to_junit as fn(&RunReport) -> String,
-        ),
-        (&files.markdown, RunReport::to_markdown),
-        (&files.html, RunReport::to_html),
-    ];
     if !files.any_on_stdout() {
         out!("{}", report.to_console(mcpspec::output::color_stdout()));
     }
-    // The JSON report carries every transcript: streamed, never held whole as text (a flood
-    // of a server's output must not grow mcpspec's memory, docs/outcomes.md "Odd and hostile targets").
-    if let Some(destination) = &files.json {
-        destination
-            .stream(|w| report.write_json(w))
-            .map_err(Stop::Usage)?;
-    }
-    for (destination, render) in reports {
-        if let Some(destination) = destination {
-            let mut text = render(&report);
-            // A file holds the report as rendered; on stdout it ends its line.
-            if destination.is_stdout() && !text.ends_with('\n') {
-                text.push('\n');
-            }
-            destination.write(&text).map_err(Stop::Usage)?;
+    for format in Format::ALL {
+        let Some(destination) = files.destination(format) else {
+            continue;
+        };
+        if format == Format::Json {
+            // The JSON report carries every transcript: streamed, never held whole as text (a
+            // flood of a server's output must not grow mcpspec's memory, docs/outcomes.md "Odd
+            // and hostile targets").
+            destination
+                .stream(|w| report.write_json(w))
+                .map_err(Stop::Usage)?;
+        } else {
+            write_rendered(destination, format.render(&report)).map_err(Stop::Usage)?;
         }
     }
     if let Some(reason) = &report.target_failure {

@@ -138,6 +138,10 @@ impl Peer {
             if let Some(json) = frame.json.clone() {
                 self.validate(Some(&json), frame.entry.map(|e| e.seq));
             }
+            // The process answered the session's handshake: it is up (POL-24), and this
+            // check's silences are judged without a start-up allowance.
+            self.heard = true;
+            self.answered = true;
         }
         self.rec.mark_judged(reply.evidence());
         reply

@@ -334,6 +334,24 @@ pub fn shell_quote(word: &str) -> String {
     }
 }
 
+/// The reproducer path a summary names, for tests and scripts.
+pub fn reproducer_in(summary: &str) -> Option<&Path> {
+    let start = summary.find("Reproducer: ")? + "Reproducer: ".len();
+    let rest = &summary[start..];
+    let end = rest.find(" (`")?;
+    Some(Path::new(&rest[..end]))
+}
+
+/// The replay command a summary prints (shell-quoted, as it runs), for tests and scripts.
+pub fn replay_command_in(summary: &str) -> Option<&str> {
+    let start = summary.find("Reproducer: ")?;
+    let rest = &summary[start..];
+    let open = rest.find(" (`")? + " (`".len();
+    let rest = &rest[open..];
+    let close = rest.find("`).")?;
+    Some(&rest[..close])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,26 +1,22 @@
-//! The `fuzz` and `replay` subcommands: arguments, progress, summaries, exit codes.
+//! The `fuzz` subcommand and `replay` of a fuzz reproducer: arguments, progress, summaries; the
+//! exit codes are the binary's (`cli::exit`).
 //!
 //! Exit codes: 0 nothing found; 1 a finding (fuzz) or the reproducer still trips an oracle
 //! (replay); 2 usage; 3 the target could not be started.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
 use tokio::time::Instant;
 
-use super::reproducer::{Record, RecordedTarget, record_path};
-use super::{ExecOptions, FuzzOptions, Stats};
-use crate::cli_values::{Destination, at_least_one, parse_duration};
-use crate::target::Target;
-use crate::{errln, outln};
+use mcpspec::cli_values::{Destination, at_least_one, parse_duration};
+use mcpspec::fuzz::reproducer::{Record, RecordedTarget, record_path};
+use mcpspec::fuzz::{ExecOptions, FuzzOptions, Stats};
+use mcpspec::target::Target;
+use mcpspec::{errln, outln};
 
-const OK: u8 = 0;
-const FOUND: u8 = 1;
-const USAGE: u8 = 2;
-const TARGET: u8 = 3;
-/// Ctrl-C, as a shell reports a process ended by SIGINT.
-const INTERRUPTED: u8 = 130;
+use super::exit::{FAILED as FOUND, INTERRUPTED, OK, TARGET, USAGE};
 
 /// `mcpspec fuzz`.
 #[derive(Args, Debug)]
@@ -55,7 +51,7 @@ pub struct FuzzArgs {
     #[arg(
         long,
         value_name = "SECS",
-        default_value = crate::cli_values::DEFAULT_TIMEOUT,
+        default_value = mcpspec::cli_values::DEFAULT_TIMEOUT,
         value_parser = parse_duration,
         allow_negative_numbers = true
     )]
@@ -94,13 +90,13 @@ pub struct FuzzArgs {
     #[arg(
         long,
         value_name = "BYTES",
-        default_value_t = crate::transport::DEFAULT_MAX_MESSAGE,
-        value_parser = crate::cli_values::max_message(),
+        default_value_t = mcpspec::transport::DEFAULT_MAX_MESSAGE,
+        value_parser = mcpspec::cli_values::max_message(),
         allow_negative_numbers = true
     )]
     pub max_message: usize,
     #[command(flatten)]
-    pub target: crate::target::TargetArgs,
+    pub target: mcpspec::target::TargetArgs,
 }
 
 /// `mcpspec replay`.
@@ -122,7 +118,7 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub target_mismatch_ok: bool,
     #[command(flatten)]
-    pub target: crate::target::TargetArgs,
+    pub target: mcpspec::target::TargetArgs,
 }
 
 fn usage(message: impl std::fmt::Display) -> u8 {
@@ -133,7 +129,7 @@ fn usage(message: impl std::fmt::Display) -> u8 {
 fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
-        .thread_name(super::WORKER_THREAD)
+        .thread_name(mcpspec::fuzz::WORKER_THREAD)
         .enable_all()
         .build()
 }
@@ -145,14 +141,14 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         Err(e) => return usage(e),
     };
     let seed = args.seed.unwrap_or_else(clock_seed);
-    let built_in = super::corpus::lines();
-    let given = super::load_seeds(&args.seeds);
+    let built_in = mcpspec::fuzz::corpus::lines();
+    let given = mcpspec::fuzz::load_seeds(&args.seeds);
     let seed_counts = (built_in.len(), given.len());
     let seeds: Vec<Vec<u8>> = built_in.into_iter().chain(given).collect();
     let time = match (args.time, args.cases) {
         (Some(t), _) => Some(t),
         (None, Some(_)) => None,
-        (None, None) => Some(super::DEFAULT_TIME),
+        (None, None) => Some(mcpspec::fuzz::DEFAULT_TIME),
     };
     let mut options = FuzzOptions {
         seed,
@@ -165,7 +161,7 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
             max_message: args.max_message,
             ..ExecOptions::default()
         },
-        material: super::strategy::Material {
+        material: mcpspec::fuzz::strategy::Material {
             seeds,
             http: matches!(target, Target::Url(_)),
             ..Default::default()
@@ -175,7 +171,7 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         Ok(r) => r,
         Err(e) => return usage(format!("cannot start the async runtime: {e}")),
     };
-    super::quiet_panics();
+    mcpspec::fuzz::quiet_panics();
     let bound = match (time, args.cases) {
         (Some(t), Some(n)) => format!("up to {:.0} s or {n} cases", t.as_secs_f64()),
         (Some(t), None) => format!("up to {:.0} s", t.as_secs_f64()),
@@ -196,10 +192,10 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         None => (options.cases, Budget::Cases(options.cases)),
     };
     let progress =
-        crate::report::Progress::new("mcpspec fuzz", length, crate::report::progress_mode());
+        mcpspec::report::Progress::new("mcpspec fuzz", length, mcpspec::report::progress_mode());
     let work = async {
         options.exec.startup_allowance = calibrate(&target, args.max_message).await?;
-        let how = super::material::gather(
+        let how = mcpspec::fuzz::material::gather(
             &target,
             &mut options.material,
             &args.allow_tool,
@@ -235,7 +231,7 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
                  (arguments built from each tool's inputSchema)"
             );
         }
-        super::fuzz(
+        mcpspec::fuzz::fuzz(
             &target,
             &options,
             Some(&args.out),
@@ -310,7 +306,7 @@ enum Budget {
 
 /// `fuzz --json`: each finding (oracle, rule, what was seen, the shrunk case, the reproducer
 /// and its replay command) and the run's counters.
-fn report_json(report: &super::FuzzReport, target: &Target, seed: u64) -> String {
+fn report_json(report: &mcpspec::fuzz::FuzzReport, target: &Target, seed: u64) -> String {
     let findings: Vec<serde_json::Value> = report
         .findings
         .iter()
@@ -350,11 +346,11 @@ fn report_json(report: &super::FuzzReport, target: &Target, seed: u64) -> String
 
 /// Runs `mcpspec replay`; returns the exit code.
 pub fn replay_main(args: ReplayArgs) -> u8 {
-    let case = match super::reproducer::read(&args.file) {
+    let case = match mcpspec::fuzz::reproducer::read(&args.file) {
         Ok(c) => c,
         Err(e) => return usage(format!("cannot read {}: {e}", args.file.display())),
     };
-    let record = match super::reproducer::read_record(&args.file) {
+    let record = match mcpspec::fuzz::reproducer::read_record(&args.file) {
         Ok(r) => r,
         Err(e) => return usage(e),
     };
@@ -368,13 +364,13 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
             Ok(t) => t,
             Err(e) => return usage(format!("{}: {e}", record_path(&args.file).display())),
         },
-        (None, None) => super::reproducer::DEFAULT_REPLAY_TIMEOUT,
+        (None, None) => mcpspec::fuzz::reproducer::DEFAULT_REPLAY_TIMEOUT,
     };
     let runtime = match runtime() {
         Ok(r) => r,
         Err(e) => return usage(format!("cannot start the async runtime: {e}")),
     };
-    super::quiet_panics();
+    mcpspec::fuzz::quiet_panics();
     let defaults = ExecOptions::default();
     let mut exec = ExecOptions {
         reply_timeout: timeout,
@@ -385,7 +381,7 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
     };
     let outcome = runtime.block_on(async {
         exec.startup_allowance = calibrate(&target, exec.max_message).await?;
-        super::replay(&target, &case, &exec).await
+        mcpspec::fuzz::replay(&target, &case, &exec).await
     });
     drop(runtime);
     match outcome {
@@ -399,7 +395,7 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
                     "reproduced [{}] {}. Rule: {}. ({} message(s) from {} on {})",
                     v.oracle.id(),
                     v.detail,
-                    v.oracle.rule(super::TransportKind::of(&target)),
+                    v.oracle.rule(mcpspec::fuzz::TransportKind::of(&target)),
                     case.len(),
                     args.file.display(),
                     target.describe()
@@ -498,8 +494,8 @@ const MIN_STARTUP_ALLOWANCE: Duration = Duration::from_secs(2);
 async fn calibrate(
     target: &Target,
     max_message: usize,
-) -> Result<Duration, crate::target::StartError> {
-    crate::preflight::preflight(target, max_message).await?;
+) -> Result<Duration, mcpspec::target::StartError> {
+    mcpspec::preflight::preflight(target, max_message).await?;
     let mut transport = target.connect(max_message)?;
     if matches!(target, Target::Embedded(_)) {
         return Ok(Duration::ZERO);
@@ -510,7 +506,7 @@ async fn calibrate(
     let mut line = ping.to_vec();
     line.push(b'\n');
     if transport.send(&line, limit).await.is_ok() {
-        if let crate::transport::Recv::Line(_) = transport.recv(limit).await {
+        if let mcpspec::transport::Recv::Line(_) = transport.recv(limit).await {
             return Ok((started.elapsed() * 2).max(MIN_STARTUP_ALLOWANCE));
         }
     }
@@ -536,22 +532,4 @@ fn clock_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
-}
-
-/// The reproducer path a summary names, for tests and scripts.
-pub fn reproducer_in(summary: &str) -> Option<&Path> {
-    let start = summary.find("Reproducer: ")? + "Reproducer: ".len();
-    let rest = &summary[start..];
-    let end = rest.find(" (`")?;
-    Some(Path::new(&rest[..end]))
-}
-
-/// The replay command a summary prints (shell-quoted, as it runs), for tests and scripts.
-pub fn replay_command_in(summary: &str) -> Option<&str> {
-    let start = summary.find("Reproducer: ")?;
-    let rest = &summary[start..];
-    let open = rest.find(" (`")? + " (`".len();
-    let rest = &rest[open..];
-    let close = rest.find("`).")?;
-    Some(&rest[..close])
 }

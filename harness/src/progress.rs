@@ -8,12 +8,11 @@
 //!   nothing and a long one shows in a log that it is alive.
 
 use std::io::IsTerminal;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::CheckResult;
 use crate::outcome::Kind;
 
 /// The least time between two plain status lines, and before the first.
@@ -132,7 +131,7 @@ pub struct Progress {
     started: Instant,
     shown: Shown,
     run: Mutex<RunCounts>,
-    running: Option<crate::runner::RunningChecks>,
+    running: Option<RunningChecks>,
 }
 
 #[derive(Debug, Default)]
@@ -160,20 +159,20 @@ impl Progress {
     }
 
     /// `run`: names the checks running now, as `running` tells.
-    pub fn watching(mut self, running: crate::runner::RunningChecks) -> Self {
+    pub fn watching(mut self, running: RunningChecks) -> Self {
         self.running = Some(running);
         self
     }
 
-    /// `run`: one more check is done.
-    pub fn check_done(&self, total: usize, result: &CheckResult) {
+    /// `run`: one more check is done, check `id` with verdict `kind`.
+    pub fn check_done(&self, total: usize, id: &str, kind: Kind) {
         {
             let mut counts = self.run.lock().unwrap_or_else(|e| e.into_inner());
             counts.done += 1;
-            if matches!(result.outcome.kind, Kind::Fail | Kind::Error) {
+            if matches!(kind, Kind::Fail | Kind::Error) {
                 counts.failing += 1;
             }
-            counts.last.clone_from(&result.id);
+            id.clone_into(&mut counts.last);
         }
         self.tick_run(total);
     }
@@ -271,6 +270,49 @@ fn new_bar(label: &str, length: u64) -> ProgressBar {
     }
     bar.set_prefix(label.to_owned());
     bar
+}
+
+/// The checks running now, each with when it started: what a status line names while a long
+/// check holds the run (results are handed over in catalogue order, so the last one done can
+/// be far behind what runs).
+#[derive(Debug, Clone, Default)]
+pub struct RunningChecks(Arc<std::sync::Mutex<Vec<(&'static str, Instant)>>>);
+
+impl RunningChecks {
+    /// `id` runs from now until the guard is dropped.
+    pub(crate) fn enter(&self, id: &'static str) -> RunningGuard {
+        self.lock().push((id, Instant::now()));
+        RunningGuard {
+            running: self.clone(),
+            id,
+        }
+    }
+
+    /// The check that has run longest, for how long, and how many run in all.
+    pub fn longest(&self) -> Option<(&'static str, Duration, usize)> {
+        let running = self.lock();
+        let (id, since) = running.iter().min_by_key(|(_, since)| *since)?;
+        Some((id, since.elapsed(), running.len()))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(&'static str, Instant)>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Takes its check off [`RunningChecks`] when the check ends, however it ends.
+pub(crate) struct RunningGuard {
+    running: RunningChecks,
+    id: &'static str,
+}
+
+impl Drop for RunningGuard {
+    fn drop(&mut self) {
+        let mut running = self.running.lock();
+        if let Some(at) = running.iter().position(|(id, _)| *id == self.id) {
+            running.swap_remove(at);
+        }
+    }
 }
 
 #[cfg(test)]

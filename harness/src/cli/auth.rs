@@ -1,4 +1,4 @@
-//! `mcpspec auth issuer`: the built-in test issuer ([`super::issuer`]) as a command, serving on
+//! `mcpspec auth issuer`: the built-in test issuer ([`issuer`]) as a command, serving on
 //! 127.0.0.1 until Ctrl-C. The first line on stdout is its URL (what a server under test is told
 //! to trust, and what `run --auth-issuer` takes); the keys stay in `--keys DIR`, so a server
 //! configured once keeps verifying tokens across restarts of the issuer.
@@ -6,7 +6,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::{errln, outln};
+use mcpspec::auth::issuer;
+use mcpspec::{errln, outln};
+
+use super::exit;
 
 /// `mcpspec auth …`.
 #[derive(clap::Args, Debug)]
@@ -41,11 +44,11 @@ pub fn main(args: AuthCommand) -> u8 {
 }
 
 fn issuer(args: &IssuerArgs) -> u8 {
-    let keys = match super::issuer::Keys::load_or_create(&args.keys) {
+    let keys = match issuer::Keys::load_or_create(&args.keys) {
         Ok(keys) => Arc::new(keys),
         Err(e) => {
             errln!("mcpspec: {e}");
-            return 2;
+            return exit::USAGE;
         }
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -55,7 +58,7 @@ fn issuer(args: &IssuerArgs) -> u8 {
         Ok(r) => r,
         Err(e) => {
             errln!("mcpspec: cannot start the async runtime: {e}");
-            return 2;
+            return exit::USAGE;
         }
     };
     runtime.block_on(async {
@@ -63,19 +66,19 @@ fn issuer(args: &IssuerArgs) -> u8 {
             Ok(l) => l,
             Err(e) => {
                 errln!("mcpspec: cannot listen on 127.0.0.1:{}: {e}", args.port);
-                return 2;
+                return exit::USAGE;
             }
         };
-        let handle = match super::issuer::http::spawn(keys.clone(), listener) {
+        let handle = match issuer::http::spawn(keys.clone(), listener) {
             Ok(h) => h,
             Err(e) => {
                 errln!("mcpspec: cannot serve the issuer: {e}");
-                return 2;
+                return exit::USAGE;
             }
         };
         if let Err(e) = keys.record_url(handle.url()) {
             errln!("mcpspec: {e}");
-            return 2;
+            return exit::USAGE;
         }
         outln!("{}", handle.url());
         errln!(
@@ -87,7 +90,7 @@ fn issuer(args: &IssuerArgs) -> u8 {
         );
         wait_for_stop().await;
         drop(handle);
-        0
+        exit::OK
     })
 }
 
