@@ -428,18 +428,16 @@ impl Processes {
     }
 
     /// A fresh process for a check that would share one (`reason`: a confirmation, POL-30, or
-    /// `--isolation fresh`): the check runs exactly as it runs on a shared one, admitted by the
-    /// same liveness request before it and proved alive after it, only on a process no check
-    /// wrote to before. (A server may answer a first request unlike a later one: a shared
-    /// process's first request is always that liveness request, so a fresh one's is too.)
+    /// `--isolation fresh`): the check runs exactly as it runs on a shared one, proved alive
+    /// after it, only on a process nothing was written to before. Nothing is sent before the
+    /// check, so the transcript is everything the process was ever sent: a confirmation's
+    /// evidence carries no hidden traffic.
     pub async fn fresh_lease(&self, check: &str, reason: &str) -> Result<Spawned, StartError> {
         self.fresh_demand.fetch_sub(1, Ordering::Relaxed);
-        let spawned = self.spare_or_spawn()?;
+        let mut spawned = self.spare_or_spawn()?;
         self.count(reason);
+        spawned.transport.keep_sent(check);
         self.refill();
-        let mut spawned = self.admit(spawned).await?;
-        spawned.prior = spawned.transport.sent().cloned();
-        spawned.transport.mark_sent(check);
         Ok(spawned)
     }
 
