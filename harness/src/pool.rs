@@ -773,15 +773,12 @@ fn drained(rec: &Recorder, conn: u32, frame: &Frame) {
         Some(v) => crate::text::preview(v, 300),
         None => crate::text::shorten(&String::from_utf8_lossy(&frame.raw), 300),
     };
-    rec.record(
+    rec.record_about_received(
         conn,
-        Event::Note {
-            text: format!(
-                "after the check, drained from the shared process before its liveness answer \
-                 (attributed to this check, not judged, POL-21): {}",
-                text
-            ),
-        },
+        format!(
+            "after the check, drained from the shared process before its liveness answer \
+             (attributed to this check, not judged, POL-21): {text}"
+        ),
     );
 }
 

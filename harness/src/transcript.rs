@@ -147,22 +147,24 @@ pub struct Late {
     pub waited: std::time::Duration,
 }
 
-/// The budget of received text one transcript keeps.
-pub const MAX_KEPT_BYTES: usize = 256 * 1024;
+/// The memory one transcript's kept messages may hold, as [`held_bytes`] estimates it: a
+/// budget of text alone let a flood of small notifications (a parsed message holds five to ten
+/// times its text) take ~1.6 MiB per check.
+pub const MAX_KEPT_BYTES: usize = 512 * 1024;
 /// The most entries one transcript keeps.
 pub const MAX_KEPT_ENTRIES: usize = 1000;
 
-/// Received text all the transcripts of one run may keep together: a server that floods every
-/// check cannot make a run hold 135 full transcripts.
+/// Memory all the transcripts of one run may hold together (as [`held_bytes`] estimates it): a
+/// server that floods every check cannot make a run hold 177 full transcripts.
 #[derive(Debug)]
 pub struct RunBudget {
     left: std::sync::atomic::AtomicUsize,
 }
 
 impl RunBudget {
-    /// The default for one run: far above what a conforming server's run records (well under
-    /// 1 MiB for the whole catalogue).
-    pub const DEFAULT: usize = 8 * 1024 * 1024;
+    /// The default for one run: ten times what the reference server's whole catalogue holds
+    /// (320 KB of received text, ~1.5 MiB held).
+    pub const DEFAULT: usize = 16 * 1024 * 1024;
 
     pub fn new(bytes: usize) -> Arc<Self> {
         Arc::new(RunBudget {
@@ -203,7 +205,18 @@ impl Recorder {
 
     /// Records an event; returns its `seq`, or `None` when the budget made it only counted.
     pub fn record(&self, conn: u32, event: Event) -> Option<u32> {
-        self.record_sized(conn, event, 64)
+        let held = held_by_event(&event);
+        self.record_sized(conn, event, Sized { text: 64, held }, false)
+    }
+
+    /// Records a note about a received message (one drained after its check): kept like a
+    /// received message, within the budgets, so a flood drained note by note stays bounded.
+    pub fn record_about_received(&self, conn: u32, text: String) -> Option<u32> {
+        let size = Sized {
+            text: text.len(),
+            held: block(text.len()) + std::mem::size_of::<Entry>(),
+        };
+        self.record_sized(conn, Event::Note { text }, size, true)
     }
 
     /// Names the instance connection `conn` goes to: every later entry of it carries the name.
@@ -266,30 +279,37 @@ impl Recorder {
         self.0.lock().ok().and_then(|l| l.ends)
     }
 
-    /// Records an event whose text is about `size` bytes; a message over the budget is only
-    /// counted.
-    fn record_sized(&self, conn: u32, event: Event, size: usize) -> Option<u32> {
+    /// Records an event of `size`; a message (or a note `about_received` one) over the budget
+    /// is only counted.
+    fn record_sized(
+        &self,
+        conn: u32,
+        event: Event,
+        size: Sized,
+        about_received: bool,
+    ) -> Option<u32> {
         let Ok(mut log) = self.0.lock() else {
             return None;
         };
-        let is_message = matches!(
-            event,
-            Event::Recv { .. }
-                | Event::RecvLarge { .. }
-                | Event::RecvInvalid { .. }
-                | Event::Answer { .. }
-        );
-        let over_budget = log.kept_bytes + size > MAX_KEPT_BYTES
+        let is_message = about_received
+            || matches!(
+                event,
+                Event::Recv { .. }
+                    | Event::RecvLarge { .. }
+                    | Event::RecvInvalid { .. }
+                    | Event::Answer { .. }
+            );
+        let over_budget = log.kept_bytes + size.held > MAX_KEPT_BYTES
             || log.entries.len() >= MAX_KEPT_ENTRIES
-            || (is_message && log.run_budget.as_ref().is_some_and(|b| !b.take(size)));
+            || (is_message && log.run_budget.as_ref().is_some_and(|b| !b.take(size.held)));
         // Control events (timeouts, exits, notes) are kept a while longer than messages, so a
         // flood cannot hide how the scenario ended.
         if (is_message && over_budget) || log.entries.len() >= 2 * MAX_KEPT_ENTRIES {
             log.dropped_events += 1;
-            log.dropped_bytes += size as u64;
+            log.dropped_bytes += size.text as u64;
             return None;
         }
-        log.kept_bytes += size;
+        log.kept_bytes += size.held;
         let seq = u32::try_from(log.entries.len())
             .unwrap_or(u32::MAX)
             .saturating_add(1);
@@ -472,7 +492,9 @@ impl Recorder {
                 http_status,
             },
         };
-        self.record_sized(conn, event, frame.raw.len().min(MAX_MESSAGE_KEPT))
+        let held = held_by_event(&event);
+        let text = frame.raw.len().min(MAX_MESSAGE_KEPT);
+        self.record_sized(conn, event, Sized { text, held }, false)
     }
 
     /// The entries, closed by the count of what was dropped, if anything was.
@@ -497,6 +519,71 @@ impl Recorder {
             });
         }
         entries
+    }
+}
+
+/// What one event weighs against the budgets.
+#[derive(Debug, Clone, Copy)]
+struct Sized {
+    /// Its text as received (what [`Event::Dropped`] counts).
+    text: usize,
+    /// The memory its entry holds (what the budgets count).
+    held: usize,
+}
+
+/// The memory an entry holding `event` takes, estimated from glibc's allocation sizes: the
+/// entry itself, and every heap block of its strings and parsed JSON.
+fn held_by_event(event: &Event) -> usize {
+    let heap = match event {
+        Event::Send { message } | Event::Recv { message, .. } | Event::Answer { message } => {
+            held_bytes(message)
+        }
+        Event::SendRaw { text }
+        | Event::RecvLarge { text, .. }
+        | Event::Note { text }
+        | Event::Connect { target: text }
+        | Event::Exit { how: text }
+        | Event::SendFailed { error: text } => block(text.len()),
+        Event::RecvInvalid { text, error, .. } => block(text.len()) + block(error.len()),
+        Event::Timeout { waiting_for, .. } => block(waiting_for.len()),
+        Event::SchemaViolations { violations, .. } => violations.len() * 4 * block(EVIDENCE_BYTES),
+        Event::Overflow { .. } | Event::Closed | Event::CloseInput | Event::Dropped { .. } => 0,
+    };
+    std::mem::size_of::<Entry>() + heap
+}
+
+/// The heap memory a parsed JSON value holds (its own `Value` is counted by its parent):
+/// strings one block each; arrays one block of values; objects (an `IndexMap`) a block of
+/// entries and a block of hash indices, and each key a string.
+pub fn held_bytes(value: &Value) -> usize {
+    const VALUE: usize = std::mem::size_of::<Value>();
+    // An IndexMap entry: the hash, the key, the value.
+    const BUCKET: usize = 8 + std::mem::size_of::<String>() + VALUE;
+    match value {
+        Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+        Value::String(s) => block(s.len()),
+        Value::Array(items) => {
+            block(items.len() * VALUE) + items.iter().map(held_bytes).sum::<usize>()
+        }
+        Value::Object(map) => {
+            let slots = map.len().next_power_of_two().max(4);
+            block(map.len() * BUCKET)
+                + block(slots * 9 + 16)
+                + map
+                    .iter()
+                    .map(|(k, v)| block(k.len()) + held_bytes(v))
+                    .sum::<usize>()
+        }
+    }
+}
+
+/// A heap block for `n` bytes: glibc's smallest chunk is 32 bytes, and each carries 8 bytes of
+/// header rounded to 16.
+fn block(n: usize) -> usize {
+    if n == 0 {
+        0
+    } else {
+        (n + 8).div_ceil(16).max(2) * 16
     }
 }
 
@@ -594,5 +681,61 @@ mod evidence_tests {
         // A message after the send is what is judged.
         recv(&rec, serde_json::json!({"error": {"code": -32600}}));
         assert_eq!(rec.evidence().expect("evidence").entry, 4);
+    }
+}
+
+#[cfg(test)]
+mod budget_tests {
+    use super::*;
+
+    fn flood_note(n: u32) -> Value {
+        serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "logger": "hostile", "data": format!("flood {n}")},
+        })
+    }
+
+    #[test]
+    fn a_parsed_message_weighs_more_than_its_text() {
+        let message = flood_note(1);
+        let text = message.to_string().len();
+        let held = held_bytes(&message);
+        // Two maps, six keys, four strings: several times the 110 bytes of text.
+        assert!(held > 4 * text, "held {held} for {text} bytes of text");
+        assert!(held < 20 * text, "held {held} for {text} bytes of text");
+    }
+
+    #[test]
+    fn a_flood_of_small_messages_is_kept_within_the_budget() {
+        let rec = Recorder::default();
+        for n in 0..5000 {
+            rec.record(
+                1,
+                Event::Recv {
+                    message: flood_note(n),
+                    http_status: None,
+                },
+            );
+        }
+        let entries = rec.entries();
+        let held: usize = entries.iter().map(|e| held_by_event(&e.event)).sum();
+        assert!(held <= MAX_KEPT_BYTES + 1024, "{held}");
+        let Some(Event::Dropped { events, .. }) = entries.last().map(|e| &e.event) else {
+            panic!("the flood's tail is counted: {:?}", entries.last());
+        };
+        assert_eq!(*events as usize + entries.len() - 1, 5000);
+    }
+
+    #[test]
+    fn notes_about_drained_messages_share_the_message_budget() {
+        let rec = Recorder::default();
+        for n in 0..5000 {
+            rec.record_about_received(1, format!("drained: {}", flood_note(n)));
+        }
+        // Before, each was a control note kept up to 2 × MAX_KEPT_ENTRIES.
+        assert!(rec.entries().len() <= MAX_KEPT_ENTRIES + 1);
+        // A control event after the flood is still kept: how the scenario ended shows.
+        assert!(rec.record(1, Event::Closed).is_some());
     }
 }

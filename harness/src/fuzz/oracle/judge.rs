@@ -344,6 +344,17 @@ impl<'a> Judge<'a> {
                         self.expected.notifications
                     ),
                 )
+            } else if key.is_null() && allowed > 0 {
+                // More id-null replies than unreadable lines: some request whose id could be
+                // read was answered without it (its own id then goes unanswered).
+                (
+                    Oracle::DuplicateReply,
+                    format!(
+                        "{got} replies with id null or no id, which only {allowed} line(s) \
+                         whose id could not be read may earn: a request with a readable id is \
+                         answered with that id"
+                    ),
+                )
             } else if allowed > 0 {
                 (
                     Oracle::DuplicateReply,
@@ -552,6 +563,39 @@ mod tests {
         assert_eq!(
             oracles(&judge_case(&[ping, note], &[one, null])),
             [Oracle::ReplyToNotification]
+        );
+    }
+
+    /// rmcp 1.x's bytes: no reply to a line that is not JSON, and an error without an `id` to
+    /// a request it cannot deserialize though its id is readable.
+    #[test]
+    fn an_id_less_error_for_a_readable_request_is_named_as_such() {
+        let broken: &[u8] = br#"{"j"#;
+        let request: &[u8] = br#"{"jsonrpc":"2.0","id":11,"method":"j","params":[{},-1]}"#;
+        let id_less: &[u8] =
+            br#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}"#;
+        // One id-less error for the broken line: what JSON-RPC allows.
+        assert_eq!(
+            oracles(&judge_case(
+                &[broken, request],
+                &[
+                    id_less,
+                    br#"{"jsonrpc":"2.0","id":11,"error":{"code":-32600,"message":"x"}}"#
+                ]
+            )),
+            []
+        );
+        let found = judge_case(&[broken, request], &[id_less, id_less]);
+        assert_eq!(
+            oracles(&found),
+            [Oracle::DuplicateReply, Oracle::UnansweredRequest]
+        );
+        assert!(
+            found[0]
+                .detail
+                .contains("a request with a readable id is answered with that id"),
+            "{}",
+            found[0].detail
         );
     }
 
