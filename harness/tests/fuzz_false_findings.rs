@@ -193,6 +193,39 @@ fn the_http_layers_bare_400_to_a_nul_header_is_no_finding() {
     fuzzes_to_nothing("header-nul", "3", &target);
 }
 
+/// Express's `json()` limit, as the TypeScript SDK's HTTP fixture meets it: a 413 with an HTML
+/// page for a body over 100 kB is the server capping what it reads, not a finding. The same
+/// refusal of a small request still is one.
+#[test]
+fn a_413_to_a_huge_request_is_no_finding() {
+    let server = support::HttpFixture::announced("python3", &[&script("header_nul_http.py")]);
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"mcpspec-nonexistent-tool-7f3a","arguments":{{"text":"{}"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#,
+        "x".repeat(150_000)
+    );
+    // On the wire: 413 and an HTML page.
+    let address = server
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp");
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{huge}",
+        huge.len()
+    );
+    let mut tcp = std::net::TcpStream::connect(address).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    tcp.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    let _ = tcp.read_to_string(&mut response);
+    assert!(response.starts_with("HTTP/1.1 413"), "{response}");
+    assert!(response.contains("<!DOCTYPE html>"), "{response}");
+
+    let target = ["--url", server.url.as_str()];
+    replays_to_nothing("too-large", format!("{huge}\n").as_bytes(), &target);
+}
+
 #[test]
 fn a_server_answering_a_huge_line_before_reading_the_next_is_no_hang() {
     // Two echo calls of 150 kB each: the first answer fills the stdout pipe while the second

@@ -102,7 +102,7 @@ impl Oracle {
             (Oracle::NonMcpOutput, Http) => {
                 "a POSTed request is answered with JSON-RPC, a JSON body or an event stream \
                  (HTTP-4); only a POST that is no request, or one whose header the fuzzer made \
-                 malformed on purpose, may get a bare 4xx"
+                 malformed on purpose, may get a bare 4xx, and a request of 64 KiB or more a 413"
             }
             (Oracle::OversizedOutput, Stdio) => "no line on stdout longer than the bound",
             (Oracle::OversizedOutput, Http) => "no JSON body or event longer than the bound",

@@ -68,12 +68,24 @@ pub enum Refusable {
     NotARequest,
     /// A header value HTTP cannot carry, built on purpose: a 4xx, or the connection closed.
     MalformedHeader,
+    /// A request whose body is at least [`LARGE_BODY`] bytes: 413 Content Too Large (RFC 9110
+    /// §15.5.14), whatever its body says. A server may cap the size of what it reads; a cap
+    /// below that size is still judged.
+    TooLarge,
 }
+
+/// The body size from which an HTTP layer may refuse a request as too large: the fuzzer's huge
+/// arguments (up to 200 kB) pass it; Express's default `json()` limit (100 kB) is above it.
+pub const LARGE_BODY: usize = 64 * 1024;
 
 impl Refusable {
     /// Whether a response with `status` (0: none came) is such a refusal.
     pub fn allows(self, status: u16) -> bool {
-        (400..500).contains(&status) || (self == Refusable::MalformedHeader && status == 0)
+        match self {
+            Refusable::NotARequest => (400..500).contains(&status),
+            Refusable::MalformedHeader => (400..500).contains(&status) || status == 0,
+            Refusable::TooLarge => status == 413,
+        }
     }
 }
 
@@ -105,11 +117,13 @@ impl Obligations {
             o.notifications += notifications;
             let specs = merged(each);
             let malformed = transport == TransportKind::Http && headers::malformed(strip_cr(line));
+            let large = line.len() >= LARGE_BODY;
             for spec in specs {
                 let refusable = match transport {
                     TransportKind::Stdio => None,
                     TransportKind::Http if malformed => Some(Refusable::MalformedHeader),
-                    TransportKind::Http => (!spec.request).then_some(Refusable::NotARequest),
+                    TransportKind::Http if !spec.request => Some(Refusable::NotARequest),
+                    TransportKind::Http => large.then_some(Refusable::TooLarge),
                 };
                 o.slots.push(Slot {
                     keys: spec.keys,
@@ -621,6 +635,16 @@ mod tests {
         );
         assert!(Refusable::MalformedHeader.allows(0) && !Refusable::NotARequest.allows(0));
         assert!(!Refusable::NotARequest.allows(500));
+        // A huge request may be refused for its size, and only for its size.
+        let huge = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
+            "x".repeat(LARGE_BODY)
+        );
+        let small = br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#.to_vec();
+        let o = Obligations::of(&[huge.into_bytes(), small], TransportKind::Http);
+        let refusable: Vec<_> = o.slots.iter().map(|s| s.refusable).collect();
+        assert_eq!(refusable, [Some(Refusable::TooLarge), None]);
+        assert!(Refusable::TooLarge.allows(413) && !Refusable::TooLarge.allows(400));
         let stdio = Obligations::of(&case, TransportKind::Stdio);
         assert!(stdio.slots.iter().all(|s| s.refusable.is_none()));
     }
