@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 root="$PWD"
 per_run="${SECONDS_PER_RUN:-60}"
 seeds="${SEEDS:-1 2 3}"
-targets="${TARGETS:-python-stdio python-http typescript-stdio typescript-http rust-stdio rust-http scripted-big-ids scripted-surrogate-echo scripted-lenient-utf8 scripted-header-nul-http}"
+targets="${TARGETS:-python-stdio python-http typescript-stdio typescript-http rust-stdio rust-http scripted-big-ids scripted-surrogate-echo scripted-lenient-utf8 scripted-header-nul-http scripted-session-http}"
 python="$(bash scripts/python-venv.sh)"
 bash scripts/typescript-deps.sh >/dev/null
 rust_fixture="$(bash scripts/rust-sdk-fixture.sh | tail -n 1)"
@@ -83,6 +83,7 @@ for target in $targets; do
             scripted-surrogate-echo) set -- -- python3 fixtures/scripted/surrogate_echo.py ;;
             scripted-lenient-utf8) set -- -- python3 fixtures/scripted/lenient_utf8.py ;;
             scripted-header-nul-http) start_announcing python3 fixtures/scripted/header_nul_http.py; set -- --url "$url" ;;
+            scripted-session-http) start_announcing python3 fixtures/scripted/session_http.py; set -- --url "$url" ;;
             *) echo "fuzz-clean: unknown target $target" >&2; exit 2 ;;
         esac
         log="$out/$target-$seed.log"

@@ -10,6 +10,7 @@
 //! | `surrogate_echo.py` | echoes a version it read with surrogateescape as `\udcff` | `non-mcp-output` |
 //! | `lenient_utf8.py` | answers the id of a line that is not UTF-8 | `unmatched-reply`, `duplicate-reply` |
 //! | `header_nul_http.py` | refuses a NUL in `MCP-Protocol-Version` with a bare 400 | `non-mcp-output` |
+//! | `session_http.py` | refuses a handshake-era request outside a session with a bare 400, as the Rust SDK does | `hang` (the probe `ping` refused), `non-mcp-output` |
 //!
 //! And a finding that does not recur when confirmed on a fresh process is none
 //! (`flaky_twice.py`). A fifth false finding came to light measuring them: a server that answers a huge line before it reads the
@@ -191,6 +192,80 @@ fn the_http_layers_bare_400_to_a_nul_header_is_no_finding() {
     let target = ["--url", server.url.as_str()];
     replays_to_nothing("header-nul", case.as_bytes(), &target);
     fuzzes_to_nothing("header-nul", "3", &target);
+}
+
+/// The Rust SDK's HTTP service (`rmcp` 3.11) keeps sessions in the handshake era and refuses a
+/// handshake-era request outside one with `400 Bad Request: Session ID is required`, a bare
+/// text body, as the transport spec says it should; the probe `ping` sent after every case is
+/// such a request. That made every case against it a `hang` (2 cases a second).
+#[test]
+fn a_bare_400_outside_a_session_is_no_finding() {
+    let server = support::HttpFixture::announced("python3", &[&script("session_http.py")]);
+    // On the wire: a bare `ping` outside a session gets the bare 400; after `initialize` the
+    // session serves it.
+    let address = server
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp");
+    let post = |body: &str, session: Option<&str>| {
+        let session = session.map_or(String::new(), |s| format!("Mcp-Session-Id: {s}\r\n"));
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{session}Content-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let mut tcp = std::net::TcpStream::connect(address).unwrap();
+        tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        tcp.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        let _ = tcp.read_to_string(&mut response);
+        response
+    };
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let refused = post(ping, None);
+    assert!(refused.starts_with("HTTP/1.1 400"), "{refused}");
+    assert!(
+        refused.ends_with("\r\n\r\nBad Request: Session ID is required"),
+        "{refused}"
+    );
+    let init = post(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        None,
+    );
+    let session = init
+        .lines()
+        .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+        .unwrap_or_else(|| panic!("no session minted: {init}"));
+    let served = post(ping, Some(session.trim()));
+    assert!(served.contains(r#""id":1,"result":{}"#), "{served}");
+    // As rmcp: an `initialize` it cannot read as one needs the session too, and a fractional
+    // id is refused by the body parser.
+    let unreadable = post(r#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#, None);
+    assert!(unreadable.starts_with("HTTP/1.1 400"), "{unreadable}");
+    for id in ["1.5", "9223372036854775808"] {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"server/discover"}}"#);
+        let refused = post(&body, None);
+        assert!(refused.starts_with("HTTP/1.1 415"), "{id}: {refused}");
+    }
+
+    let case = concat!(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":4,"method":"initialize"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":5.5,"method":"server/discover"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"server/discover"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":6,"method":"initialize","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2024-11-05"}}}"#,
+        "\n"
+    );
+    let target = ["--url", server.url.as_str()];
+    replays_to_nothing("session", case.as_bytes(), &target);
+    fuzzes_to_nothing("session", "1", &target);
 }
 
 /// Express's `json()` limit, as the TypeScript SDK's HTTP fixture meets it: a 413 with an HTML

@@ -267,19 +267,19 @@ async fn run_on(
                 }
                 if let Some(why) = bytes.strip_prefix(crate::transport::http::FAILURE_PREFIX) {
                     // An exchange without a JSON-RPC body (a refused connection, a bare status,
-                    // an error page, a body cut short).
+                    // an error page, a body cut short): it may end the case as a reply does.
                     judge.refusal(http.take().as_ref(), why);
-                    continue;
-                }
-                let context = http.take();
-                let bytes = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
-                outcome.received += 1;
-                for answer in judge.line(bytes, context.as_ref()) {
-                    let mut line = answer;
-                    line.push(b'\n');
-                    let _ = transport
-                        .send(&line, Instant::now() + options.reply_timeout)
-                        .await;
+                } else {
+                    let context = http.take();
+                    let bytes = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
+                    outcome.received += 1;
+                    for answer in judge.line(bytes, context.as_ref()) {
+                        let mut line = answer;
+                        line.push(b'\n');
+                        let _ = transport
+                            .send(&line, Instant::now() + options.reply_timeout)
+                            .await;
+                    }
                 }
                 let complete = judge.complete();
                 if complete && waits.quiet.is_zero() {

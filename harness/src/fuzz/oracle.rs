@@ -93,7 +93,8 @@ impl Oracle {
                 "the server keeps answering: a ping written after the case is answered in time"
             }
             (Oracle::Hang, Http) => {
-                "the server keeps answering: a ping POSTed after the case is answered in time"
+                "the server keeps answering: a ping POSTed after the case is answered in time \
+                 (a 4xx by the server's own rules, a session required, counts)"
             }
             (Oracle::NonMcpOutput, Stdio) => {
                 "nothing but MCP messages on stdout: each line JSON text, no byte that is not \

@@ -141,6 +141,24 @@ impl<'a> Judge<'a> {
         let key = http
             .and_then(|h| h.request_id.as_ref())
             .and_then(|id| IdKey::of_json(id.to_string().as_bytes()));
+        let client_error = (400..500).contains(&status);
+        // A 4xx to a POST without a readable request id (a notification, a client's response,
+        // a body that is no request) is HTTP's rejection of it (HTTP-3), as with a JSON body; a
+        // request the server could read, and so owes an answer, is still judged unanswered.
+        if key.is_none() && client_error {
+            return;
+        }
+        // The probe's POST refused by the server's own rules (a bare `ping` outside a session
+        // the server keeps): the server is serving, which is all the probe asks.
+        if key.as_ref() == Some(&self.probe) && client_error {
+            self.probe_answered = true;
+            return;
+        }
+        // The exchange is over: nothing more comes for this request (settle judges whether
+        // the refusal was allowed).
+        if let Some(k) = &key {
+            *self.count.entry(k.clone()).or_default() += 1;
+        }
         self.items.push(Item::Refusal {
             key,
             status,
@@ -332,10 +350,33 @@ impl<'a> Judge<'a> {
                 self.violation(Oracle::NonMcpOutput, why);
             }
         }
+        // Requests that had to be answered and were not: an id-null reply beside them most
+        // likely answered one of them without its id.
+        let missing: Vec<String> = slots
+            .iter()
+            .enumerate()
+            .filter(|(s, slot)| slot.required && matching.item_of_slot[*s].is_none())
+            .map(|(_, slot)| slot.keys.first().map_or_else(String::new, IdKey::to_string))
+            .collect();
         for (key, extra) in unmatched {
             let allowed = slots.iter().filter(|s| s.keys.contains(&key)).count();
             let got = allowed + extra;
-            let (oracle, detail) = if key.is_null() && self.expected.notifications > 0 {
+            let (oracle, detail) = if key.is_null() && !missing.is_empty() {
+                (
+                    Oracle::DuplicateReply,
+                    format!(
+                        "{got} replies with id null or no id, which only {allowed} line(s) may \
+                         earn, while the request(s) with id {} got no reply: a request with a \
+                         readable id is answered with that id{}",
+                        missing.join(", "),
+                        if self.expected.notifications > 0 {
+                            " (or a notification was answered)"
+                        } else {
+                            ""
+                        }
+                    ),
+                )
+            } else if key.is_null() && self.expected.notifications > 0 {
                 (
                     Oracle::ReplyToNotification,
                     format!(
@@ -368,23 +409,14 @@ impl<'a> Judge<'a> {
             };
             self.violation(oracle, detail);
         }
-        if self.probe_answered {
-            let missing: Vec<String> = slots
-                .iter()
-                .enumerate()
-                .filter(|(s, slot)| slot.required && matching.item_of_slot[*s].is_none())
-                .map(|(_, slot)| slot.keys.first().map_or_else(String::new, IdKey::to_string))
-                .collect();
-            if !missing.is_empty() {
-                self.violation(
-                    Oracle::UnansweredRequest,
-                    format!(
-                        "no reply to the request(s) with id {} although the later probe was \
-                         answered",
-                        missing.join(", ")
-                    ),
-                );
-            }
+        if self.probe_answered && !missing.is_empty() {
+            self.violation(
+                Oracle::UnansweredRequest,
+                format!(
+                    "no reply to the request(s) with id {} although the later probe was answered",
+                    missing.join(", ")
+                ),
+            );
         }
         self.violations
     }
@@ -477,6 +509,7 @@ fn kind_name(kind: Kind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fuzz::oracle::sent::Refusable;
 
     fn judge_case(case: &[&[u8]], output: &[&[u8]]) -> Vec<Violation> {
         let case: Vec<Vec<u8>> = case.iter().map(|l| l.to_vec()).collect();
@@ -564,6 +597,21 @@ mod tests {
             oracles(&judge_case(&[ping, note], &[one, null])),
             [Oracle::ReplyToNotification]
         );
+        // rmcp's bytes: a notification beside a request it answers with an id-less error. The
+        // id-null reply is named as the request's, whose own id went unanswered.
+        let found = judge_case(&[note, ping], &[null]);
+        assert_eq!(
+            oracles(&found),
+            [Oracle::DuplicateReply, Oracle::UnansweredRequest]
+        );
+        assert!(
+            found[0]
+                .detail
+                .contains("request(s) with id 1 got no reply")
+                && found[0].detail.contains("(or a notification was answered)"),
+            "{}",
+            found[0].detail
+        );
     }
 
     /// rmcp 1.x's bytes: no reply to a line that is not JSON, and an error without an `id` to
@@ -637,7 +685,11 @@ mod tests {
             "params": {"_meta": {crate::protocol::meta::PROTOCOL_VERSION: "2026-0\u{0}7-28"}}})
         .to_string()
         .into_bytes();
-        let good = br#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#.to_vec();
+        // Enveloped: a request no session rule lets the server refuse.
+        let good = serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list",
+            "params": {"_meta": {crate::protocol::meta::PROTOCOL_VERSION: "2026-07-28"}}})
+        .to_string()
+        .into_bytes();
         let case = vec![malformed, good];
         let expected = Obligations::of(&case, TransportKind::Http);
         let ctx = |id: i64| HttpContext {
@@ -661,6 +713,61 @@ mod tests {
         assert_eq!(
             oracles(&got),
             [Oracle::NonMcpOutput, Oracle::UnansweredRequest]
+        );
+    }
+
+    /// The Rust SDK's HTTP service keeps sessions for the handshake era: outside one, a `ping`
+    /// (the probe's included) and a notification get a bare `400 Bad Request: Session ID is
+    /// required`. That is the server's rule, not a finding; the probe refused so shows it
+    /// serving. An enveloped request refused the same way is still a finding.
+    #[test]
+    fn refusals_outside_a_session_are_the_servers_right() {
+        let ping = br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#.to_vec();
+        let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec();
+        let enveloped = serde_json::json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list",
+            "params": {"_meta": {crate::protocol::meta::PROTOCOL_VERSION: "2026-07-28"}}})
+        .to_string()
+        .into_bytes();
+        let initialize = br#"{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#.to_vec();
+        let case = vec![ping, note, enveloped, initialize];
+        let expected = Obligations::of(&case, TransportKind::Http);
+        let refusable: Vec<_> = expected.slots.iter().map(|s| s.refusable).collect();
+        assert_eq!(
+            refusable,
+            [Some(Refusable::OutsideSession { large: false }), None, None]
+        );
+        let ctx = |status: u16, id: Option<serde_json::Value>| HttpContext {
+            status,
+            request_id: id,
+        };
+        let why: &[u8] = b"HTTP 400 Bad Request: Session ID is required";
+        let eight = br#"{"jsonrpc":"2.0","id":8,"result":{"tools":[]}}"#;
+        let nine = br#"{"jsonrpc":"2.0","id":9,"result":{"protocolVersion":"2025-11-25"}}"#;
+
+        let mut judge = Judge::new(&expected, TransportKind::Http);
+        judge.refusal(Some(&ctx(400, Some(serde_json::json!(7)))), why);
+        judge.refusal(Some(&ctx(400, None)), why);
+        judge.line(eight, None);
+        judge.line(nine, None);
+        judge.refusal(Some(&ctx(400, Some(serde_json::json!(PROBE_ID)))), why);
+        assert!(judge.probe_answered() && judge.complete());
+        assert_eq!(judge.settle(), []);
+
+        // A 404 (a session the server does not know) is the same rule; a 5xx to the probe is no
+        // sign of a server still serving.
+        let mut judge = Judge::new(&expected, TransportKind::Http);
+        judge.refusal(Some(&ctx(404, Some(serde_json::json!(7)))), b"HTTP 404");
+        judge.refusal(Some(&ctx(400, Some(serde_json::json!(8)))), why);
+        judge.line(nine, None);
+        judge.refusal(
+            Some(&ctx(500, Some(serde_json::json!(PROBE_ID)))),
+            b"HTTP 500",
+        );
+        assert!(!judge.probe_answered());
+        // Request 8's refusal and the probe's 500 (the run adds the `hang`).
+        assert_eq!(
+            oracles(&judge.settle()),
+            [Oracle::NonMcpOutput, Oracle::NonMcpOutput]
         );
     }
 }

@@ -15,7 +15,8 @@
 //! peer refuse such a number), a notification none, anything invalid at most one error. A line
 //! with several readings obliges nothing and allows whatever any of them allows. Over HTTP, a
 //! POST that is no request, or whose mirrored header the fuzzer made malformed on purpose
-//! ([`super::super::headers`]), may also be refused by the HTTP layer.
+//! ([`super::super::headers`]), may also be refused by the HTTP layer; so may a large one, and a
+//! handshake-era request outside a session ([`Refusable`]).
 
 use std::collections::HashSet;
 
@@ -72,6 +73,11 @@ pub enum Refusable {
     /// §15.5.14), whatever its body says. A server may cap the size of what it reads; a cap
     /// below that size is still judged.
     TooLarge,
+    /// A handshake-era request (no `_meta` version string of the stateless era) other than a
+    /// well-formed `initialize`: a server that keeps sessions refuses it outside one with 400
+    /// (no `Mcp-Session-Id`) or 404 (a session it does not know), as the transport spec says
+    /// (2025-11-25, "Session Management"); and with 413 when it is also large.
+    OutsideSession { large: bool },
 }
 
 /// The body size from which an HTTP layer may refuse a request as too large: the fuzzer's huge
@@ -85,6 +91,9 @@ impl Refusable {
             Refusable::NotARequest => (400..500).contains(&status),
             Refusable::MalformedHeader => (400..500).contains(&status) || status == 0,
             Refusable::TooLarge => status == 413,
+            Refusable::OutsideSession { large } => {
+                matches!(status, 400 | 404) || (large && status == 413)
+            }
         }
     }
 }
@@ -123,6 +132,9 @@ impl Obligations {
                     TransportKind::Stdio => None,
                     TransportKind::Http if malformed => Some(Refusable::MalformedHeader),
                     TransportKind::Http if !spec.request => Some(Refusable::NotARequest),
+                    TransportKind::Http if spec.session_bound => {
+                        Some(Refusable::OutsideSession { large })
+                    }
                     TransportKind::Http => large.then_some(Refusable::TooLarge),
                 };
                 o.slots.push(Slot {
@@ -157,6 +169,9 @@ enum Shape {
         listen: bool,
         modern: bool,
         initialize: bool,
+        /// A handshake-era request (no `_meta` version string of the stateless era) that is no
+        /// well-formed `initialize`: over HTTP, refusable outside a session.
+        session_bound: bool,
     },
     Notification {
         cancels: Vec<IdKey>,
@@ -180,6 +195,9 @@ struct Spec {
     required: bool,
     /// Earned by a request (not refusable as "no request" over HTTP).
     request: bool,
+    /// Earned by a handshake-era request other than `initialize`: over HTTP, refusable outside
+    /// a session ([`Refusable::OutsideSession`]).
+    session_bound: bool,
 }
 
 impl Shape {
@@ -220,10 +238,15 @@ impl Shape {
             keys,
             required: false,
             request,
+            session_bound: false,
         };
         match self {
             Shape::Request {
-                keys, odd, listen, ..
+                keys,
+                odd,
+                listen,
+                session_bound,
+                ..
             } => {
                 let mut keys = keys.clone();
                 if *odd {
@@ -234,7 +257,10 @@ impl Shape {
                     // A batch may be refused whole, a listen request answers late, and a peer
                     // that cannot read an odd id may drop the request it came in.
                     required: top && !listen && !odd,
-                    request: true,
+                    // A peer that cannot read the id may refuse the line as it would refuse
+                    // text that is not JSON: over HTTP, a bare 4xx.
+                    request: !odd,
+                    session_bound: *session_bound,
                 });
             }
             Shape::Notification { .. } => {}
@@ -267,8 +293,10 @@ fn merged(mut each: Vec<Vec<Spec>>) -> Vec<Spec> {
         return each.pop().unwrap_or_default();
     }
     let all: Vec<Spec> = each.iter().flatten().cloned().collect();
-    // Refusable as "no request" over HTTP unless every reading is a request.
+    // Refusable as "no request" over HTTP unless every reading is a request; outside a session
+    // only if every reading is session-bound.
     let request = all.iter().all(|s| s.request);
+    let session_bound = all.iter().all(|s| s.session_bound);
     if each.iter().all(|specs| specs.len() <= 1) {
         let mut keys: Vec<IdKey> = Vec::new();
         for k in all.iter().flat_map(|s| s.keys.iter()) {
@@ -280,12 +308,14 @@ fn merged(mut each: Vec<Vec<Spec>>) -> Vec<Spec> {
             keys,
             required: false,
             request,
+            session_bound,
         }];
     }
     let mut distinct: Vec<Spec> = Vec::new();
     for mut spec in all {
         spec.required = false;
         spec.request = request;
+        spec.session_bound = session_bound;
         if !distinct.contains(&spec) {
             distinct.push(spec);
         }
@@ -424,16 +454,39 @@ fn shape(doc: &Doc<'_>, obj: &Object<'_, '_>, decoder: Decoder) -> Shape {
         return invalid();
     }
     let odd = odd_id(doc, id);
-    let modern = doc.is(m, method::DISCOVER)
-        || params
-            .and_then(|p| doc.get(p, "_meta"))
-            .is_some_and(|meta| doc.get(meta, meta::PROTOCOL_VERSION).is_some());
+    let version = params
+        .and_then(|p| doc.get(p, "_meta"))
+        .and_then(|meta| doc.get(meta, meta::PROTOCOL_VERSION));
+    let enveloped = version.is_some();
+    // A version string naming no handshake revision: the stateless era, served without a
+    // session. A handshake revision there, or no string at all, leaves the server in the
+    // handshake era.
+    let modern_version = version.is_some_and(|v| {
+        v.kind == Kind::String
+            && !crate::protocol::version::LEGACY
+                .iter()
+                .any(|l| doc.is(v, l))
+    });
+    // What a server that keeps sessions may read as "initialization": an `initialize` whose
+    // params it can read as one. Any other handshake-era request needs the session.
+    let handshake = doc.is(m, method::INITIALIZE)
+        && params.is_some_and(|p| {
+            doc.get(p, "protocolVersion")
+                .is_some_and(|v| v.kind == Kind::String)
+                && doc
+                    .get(p, "capabilities")
+                    .is_some_and(|v| v.kind == Kind::Object)
+                && doc
+                    .get(p, "clientInfo")
+                    .is_some_and(|v| v.kind == Kind::Object)
+        });
     Shape::Request {
         keys,
         odd,
         listen: doc.is(m, "subscriptions/listen"),
-        modern,
+        modern: enveloped || doc.is(m, method::DISCOVER),
         initialize: doc.is(m, method::INITIALIZE),
+        session_bound: !modern_version && !handshake,
     }
 }
 
@@ -618,10 +671,21 @@ mod tests {
         let malformed = json!({"jsonrpc": "2.0", "id": 1, "method": "ping",
             "params": {"_meta": {meta::PROTOCOL_VERSION: "2026-0\u{0}7-28"}}})
         .to_string();
+        let enveloped = |id: u32, method: &str, params: serde_json::Value| {
+            let mut params = params;
+            params["_meta"] = json!({meta::PROTOCOL_VERSION: "2026-07-28"});
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+                .to_string()
+                .into_bytes()
+        };
         let case = vec![
             malformed.into_bytes(),
-            br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#.to_vec(),
+            enveloped(2, "tools/list", json!({})),
             b"{oops".to_vec(),
+            br#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#.to_vec(),
+            // An `initialize` a server cannot read as one needs a session like any request.
+            br#"{"jsonrpc":"2.0","id":6,"method":"initialize"}"#.to_vec(),
         ];
         let o = Obligations::of(&case, TransportKind::Http);
         let refusable: Vec<_> = o.slots.iter().map(|s| s.refusable).collect();
@@ -630,21 +694,66 @@ mod tests {
             [
                 Some(Refusable::MalformedHeader),
                 None,
-                Some(Refusable::NotARequest)
+                Some(Refusable::NotARequest),
+                Some(Refusable::OutsideSession { large: false }),
+                None,
+                Some(Refusable::OutsideSession { large: false }),
             ]
         );
         assert!(Refusable::MalformedHeader.allows(0) && !Refusable::NotARequest.allows(0));
         assert!(!Refusable::NotARequest.allows(500));
-        // A huge request may be refused for its size, and only for its size.
-        let huge = format!(
-            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
-            "x".repeat(LARGE_BODY)
+        let outside = Refusable::OutsideSession { large: false };
+        assert!(outside.allows(400) && outside.allows(404));
+        assert!(!outside.allows(403) && !outside.allows(413) && !outside.allows(500));
+        // A huge request may be refused for its size, and only for its size (or, in the
+        // handshake era, outside a session).
+        let text = "x".repeat(LARGE_BODY);
+        let huge = enveloped(
+            1,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": text}}),
         );
-        let small = br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#.to_vec();
-        let o = Obligations::of(&[huge.into_bytes(), small], TransportKind::Http);
+        let unenveloped = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": text}}})
+        .to_string()
+        .into_bytes();
+        let small = enveloped(2, "tools/list", json!({}));
+        let o = Obligations::of(&[huge, small, unenveloped], TransportKind::Http);
         let refusable: Vec<_> = o.slots.iter().map(|s| s.refusable).collect();
-        assert_eq!(refusable, [Some(Refusable::TooLarge), None]);
+        assert_eq!(
+            refusable,
+            [
+                Some(Refusable::TooLarge),
+                None,
+                Some(Refusable::OutsideSession { large: true })
+            ]
+        );
         assert!(Refusable::TooLarge.allows(413) && !Refusable::TooLarge.allows(400));
+        assert!(Refusable::OutsideSession { large: true }.allows(413));
+        // An id a peer may fail to read (a fraction, an exponent, past 2^53) may get what a line
+        // it cannot parse gets: the Rust SDK's HTTP layer answers a bare 415.
+        let o = Obligations::of(
+            &[
+                enveloped(0, "tools/list", json!({})),
+                br#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.to_vec(),
+                br#"{"jsonrpc":"2.0","id":340282366920938463463374607431768211457,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.to_vec(),
+                // A handshake revision in `_meta` leaves the server in the handshake era.
+                br#"{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2024-11-05"}}}"#.to_vec(),
+                br#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}"#.to_vec(),
+            ],
+            TransportKind::Http,
+        );
+        let refusable: Vec<_> = o.slots.iter().map(|s| s.refusable).collect();
+        assert_eq!(
+            refusable,
+            [
+                None,
+                Some(Refusable::NotARequest),
+                Some(Refusable::NotARequest),
+                Some(Refusable::OutsideSession { large: false }),
+                None
+            ]
+        );
         let stdio = Obligations::of(&case, TransportKind::Stdio);
         assert!(stdio.slots.iter().all(|s| s.refusable.is_none()));
     }
