@@ -32,6 +32,12 @@
 //! ([`Spawned::at`]). The deadlock checks, which time the start itself against a readiness
 //! window, spawn their process when they begin (`Scenario::connect_spawned`).
 //!
+//! A fresh process that served a confirmation (POL-30) and then answered its liveness request
+//! joins the pool like any used process ([`Afterwards::Recycled`]): the next shared check that
+//! needs a process takes it instead of a new start. When more wait than [`IDLE_MAX`], the kind
+//! with the most waiting gives one up, so a session the run still needs is not ended for a
+//! modern spare (or the reverse).
+//!
 //! Every process the pool starts is counted by why it was needed ([`Processes::counts`]).
 
 use std::collections::{BTreeMap, VecDeque};
@@ -174,6 +180,20 @@ pub struct Processes {
     /// shared checks run on fresh processes in this run after all.
     unpooled: Mutex<Option<String>>,
     counts: Mutex<Counts>,
+}
+
+/// What becomes of a process after its check, if it proves alive (see
+/// [`Processes::give_back`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Afterwards {
+    /// A pooled process: back to the pool; one that stopped is charged and replaced.
+    Pooled,
+    /// A fresh process a shared check ran on (a confirmation, POL-30): it joins the pool, so
+    /// the next shared check that needs a process takes it instead of a new start; one that
+    /// stopped is ended (it was never the pool's, nothing is replaced).
+    Recycled,
+    /// Ended with the check (`--isolation fresh`, or no pool in this run).
+    Ended,
 }
 
 /// How a shared process did after its check (see [`Processes::give_back`]).
@@ -463,12 +483,24 @@ impl Processes {
         Some(idle.remove(at))
     }
 
-    /// Puts a process in the pool; past [`IDLE_MAX`] the one that waited longest is ended.
+    /// Puts a process in the pool; past [`IDLE_MAX`] the one that waited longest of the kind
+    /// with the most waiting (modern, or a session of one version) is ended, so a kind the
+    /// run still needs is not ended to keep a spare of another (each would cost a new start).
     fn keep_idle(&self, process: Idle) {
         if let Ok(mut idle) = self.idle.lock() {
             idle.push(process);
             if idle.len() > IDLE_MAX {
-                idle.remove(0);
+                let kind = |i: &Idle| match &i.held {
+                    Held::Modern => None,
+                    Held::Session(h) => Some(h.asked.clone()),
+                };
+                let most = idle
+                    .iter()
+                    .map(kind)
+                    .max_by_key(|k| idle.iter().filter(|i| kind(i) == *k).count());
+                if let Some(at) = most.and_then(|k| idle.iter().position(|i| kind(i) == k)) {
+                    idle.remove(at);
+                }
             }
         }
     }
@@ -611,7 +643,8 @@ impl Processes {
 
     /// After a shared check: proves the process alive with a liveness request (`ping` in a
     /// session), under an id no check uses; drains what came before
-    /// its answer into `rec` (marked); and puts the process back in the pool (when `keep`, and
+    /// its answer into `rec` (marked); and puts the process in the pool (unless `afterwards`
+    /// says it ends with the check, and
     /// a session only if its handshake began it), retires it, or reports that it stopped
     /// (charged to `check`).
     pub async fn give_back(
@@ -621,8 +654,9 @@ impl Processes {
         check: &'static str,
         rec: &Recorder,
         conn: u32,
-        keep: bool,
+        afterwards: Afterwards,
     ) -> AfterCheck {
+        let charged = afterwards == Afterwards::Pooled;
         // The place is freed when the check ends; the process keeps none while it waits.
         let Returned {
             mut transport,
@@ -641,7 +675,7 @@ impl Processes {
                     text: format!("shared process (POL-21): {why}"),
                 },
             );
-            if keep {
+            if charged {
                 if let Ok(mut c) = self.counts.lock() {
                     c.replaced += 1;
                 }
@@ -726,7 +760,8 @@ impl Processes {
             serde_json::from_str::<Value>(o)
                 .is_ok_and(|id| crate::wire::Id::from_json(&id).is_none())
         });
-        if keep && poolable && !handshook && verdict == AfterCheck::Alive && in_step {
+        let kept = afterwards != Afterwards::Ended;
+        if kept && poolable && !handshook && verdict == AfterCheck::Alive && in_step {
             if let Some(transport) = peer.into_transport() {
                 self.keep_idle(Idle {
                     transport,
@@ -737,7 +772,7 @@ impl Processes {
             }
         }
         if let AfterCheck::Stopped(why) = &verdict {
-            if keep {
+            if charged {
                 if let Ok(mut c) = self.counts.lock() {
                     c.replaced += 1;
                 }

@@ -347,8 +347,13 @@ struct Attempt {
 
 async fn attempt(check: Check, run: &Run, lease: Lease) -> Attempt {
     let cap = run.settings.scenario_timeout;
-    // Only a pooled process goes back to the pool (and is replaced if it stops).
-    let keep = matches!(lease, Lease::Pool) && run.processes.pools();
+    // A pooled process goes back to the pool (and is replaced if it stops); a fresh one that
+    // served a confirmation joins it, so the pool starts fewer processes of its own.
+    let afterwards = match &lease {
+        _ if !run.processes.pools() => crate::pool::Afterwards::Ended,
+        Lease::Pool => crate::pool::Afterwards::Pooled,
+        Lease::Fresh | Lease::Prefixed(_) => crate::pool::Afterwards::Recycled,
+    };
     let mut scenario = Scenario::new(
         run.target.clone(),
         run.settings.clone(),
@@ -377,7 +382,7 @@ async fn attempt(check: Check, run: &Run, lease: Lease) -> Attempt {
     let after = match scenario.take_returned() {
         Some((back, conn, held)) if !timed_out => {
             run.processes
-                .give_back(back, &held, check.id, scenario.recorder(), conn, keep)
+                .give_back(back, &held, check.id, scenario.recorder(), conn, afterwards)
                 .await
         }
         _ => crate::pool::AfterCheck::Alive,

@@ -363,3 +363,34 @@ fn every_process_is_gone_after_ctrl_c() {
         "server processes outlived Ctrl-C"
     );
 }
+
+/// A process that served a confirmation (POL-30) joins the pool after its liveness answer, so
+/// the pool starts no process of its own past its first while confirmations supply them: with
+/// one job and two faults that fail shared checks, the only `pool` start is the qualification,
+/// and every confirmed verdict is still the fresh process's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirmations_process_serves_the_pool_after_it() {
+    let target = support::reference_with(&["parse-error-wrong-code", "unknown-method-wrong-code"]);
+    let report = mcpspec::runner::run(target, &shared_checks(), options(Mode::Shared, 1))
+        .await
+        .expect("the reference server starts");
+    let processes = report.processes.as_ref().expect("the run counts processes");
+    let confirmations = processes
+        .by_reason
+        .get("confirmation")
+        .copied()
+        .unwrap_or(0);
+    assert!(confirmations >= 2, "{processes:?}");
+    assert_eq!(processes.by_reason.get("pool"), Some(&1), "{processes:?}");
+    for id in [
+        "jsonrpc/parse-error/replies-32700",
+        "jsonrpc/unknown-method/replies-32601",
+    ] {
+        let r = report.results.iter().find(|r| r.id == id).expect("it ran");
+        assert_ne!(r.outcome.kind, Kind::Pass, "{id}: {}", r.outcome.message);
+        assert!(
+            r.confirmed.is_some(),
+            "{id} was confirmed on a fresh process"
+        );
+    }
+}
