@@ -188,7 +188,7 @@ pub struct Processes {
 pub enum Afterwards {
     /// A pooled process: back to the pool; one that stopped is charged and replaced.
     Pooled,
-    /// A fresh process a shared check ran on (a confirmation, POL-30): it joins the pool, so
+    /// A fresh process a confirmation ran on (POL-30): it joins the pool, so
     /// the next shared check that needs a process takes it instead of a new start; one that
     /// stopped is ended (it was never the pool's, nothing is replaced).
     Recycled,
@@ -257,6 +257,12 @@ impl Processes {
     /// The processes started so far, by why.
     pub fn counts(&self) -> Counts {
         self.counts.lock().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    fn count_replaced(&self) {
+        if let Ok(mut c) = self.counts.lock() {
+            c.replaced += 1;
+        }
     }
 
     fn count(&self, reason: &str) {
@@ -676,9 +682,7 @@ impl Processes {
                 },
             );
             if charged {
-                if let Ok(mut c) = self.counts.lock() {
-                    c.replaced += 1;
-                }
+                self.count_replaced();
             }
             return AfterCheck::Stopped(why.into());
         }
@@ -773,9 +777,7 @@ impl Processes {
         }
         if let AfterCheck::Stopped(why) = &verdict {
             if charged {
-                if let Ok(mut c) = self.counts.lock() {
-                    c.replaced += 1;
-                }
+                self.count_replaced();
             }
             rec.record(
                 conn,

@@ -348,11 +348,13 @@ struct Attempt {
 async fn attempt(check: Check, run: &Run, lease: Lease) -> Attempt {
     let cap = run.settings.scenario_timeout;
     // A pooled process goes back to the pool (and is replaced if it stops); a fresh one that
-    // served a confirmation joins it, so the pool starts fewer processes of its own.
+    // served a confirmation joins it, so the pool starts fewer processes of its own. One that
+    // was replayed a prefix ends with its check: that traffic is there because it may change
+    // what the server does, and no later check should inherit it.
     let afterwards = match &lease {
-        _ if !run.processes.pools() => crate::pool::Afterwards::Ended,
-        Lease::Pool => crate::pool::Afterwards::Pooled,
-        Lease::Fresh | Lease::Prefixed(_) => crate::pool::Afterwards::Recycled,
+        Lease::Pool if run.processes.pools() => crate::pool::Afterwards::Pooled,
+        Lease::Fresh if run.processes.pools() => crate::pool::Afterwards::Recycled,
+        _ => crate::pool::Afterwards::Ended,
     };
     let mut scenario = Scenario::new(
         run.target.clone(),
