@@ -42,10 +42,8 @@ pub mod relay;
 pub mod run;
 pub mod scenario;
 
-pub use checks::ClientCheck;
-pub use observation::Observation;
 pub use run::{ClientOptions, run};
-pub use scenario::{Scenario, Transport};
+pub use scenario::Transport;
 
 /// The environment variables a client under test reads (the official conformance suite's).
 pub mod env {

@@ -26,7 +26,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::time::Instant;
 
 pub use crate::text::{preview, seconds, shorten};
@@ -36,7 +36,7 @@ pub use reply::{Reply, Unrelated};
 pub use session::{Handshake, initialize_request};
 
 use crate::outcome::Era;
-use crate::protocol::{code, method};
+use crate::protocol::method;
 use crate::transcript::{Event, Recorder};
 use crate::transport::{LineTransport, Liveness, Recv};
 use crate::wire::{EntryRef, Frame, Message};
@@ -114,8 +114,6 @@ pub struct Peer {
     answered: bool,
     /// Whether a wait for a reply by id that ran out listens on for a late reply (POL-24).
     late_grace: bool,
-    /// The HTTP exchange of the next line (HTTP targets).
-    http_context: Option<crate::wire::HttpContext>,
     /// What each request this peer sent asked (by id), so a reply is validated as its
     /// method's result under its revision (SCHEMA-1).
     asked: crate::schema::Asked,
@@ -206,7 +204,6 @@ impl Peer {
             heard: false,
             answered: false,
             late_grace: true,
-            http_context: None,
             asked: crate::schema::Asked::new(era == Era::Modern),
             settings,
             spawned: Instant::now(),
@@ -372,18 +369,8 @@ impl Peer {
                 return Incoming::Closed;
             }
             let mut frame = match self.transport.recv(deadline).await {
-                Recv::Line(bytes) => {
-                    if let Some(ctx) = bytes.strip_prefix(crate::transport::http::CONTEXT_PREFIX) {
-                        self.http_context = serde_json::from_slice(ctx).ok();
-                        continue;
-                    }
-                    if let Some(why) = bytes.strip_prefix(crate::transport::http::FAILURE_PREFIX) {
-                        let http = self.http_context.take().unwrap_or_default();
-                        Frame::http_failure(String::from_utf8_lossy(why).into_owned(), http)
-                    } else {
-                        Frame::decode_owned(bytes)
-                    }
-                }
+                Recv::Line(bytes) => Frame::decode_owned(bytes),
+                Recv::Exchange(exchange) => exchange.into_frame(),
                 Recv::Overflow { limit, head } => Frame::oversized(&head, limit),
                 Recv::Closed => {
                     self.closed = true;
@@ -399,9 +386,6 @@ impl Peer {
                     let id = id.to_string();
                     self.outstanding.retain(|o| *o != id);
                 }
-            }
-            if frame.http.is_none() {
-                frame.http = self.http_context.take();
             }
             if let Ok(Message::Request { id, method: m, .. }) = &frame.parsed {
                 let (id, m) = (id.clone(), m.clone());
@@ -462,22 +446,19 @@ impl Peer {
             }
             return;
         }
-        let answer = if m == method::PING {
-            json!({"jsonrpc": "2.0", "id": id.to_json(), "result": {}})
-        } else {
-            json!({"jsonrpc": "2.0", "id": id.to_json(),
-                   "error": {"code": code::METHOD_NOT_FOUND,
-                             "message": "mcpspec does not serve this"}})
-        };
+        let mut bytes = crate::protocol::answer_server_request(
+            m == method::PING,
+            &serde_json::to_vec(&id.to_json()).unwrap_or_default(),
+        );
         if seen <= MAX_SERVER_REQUESTS_KEPT as u64 {
             self.rec.record(
                 self.conn,
                 Event::Answer {
-                    message: answer.clone(),
+                    message: serde_json::from_slice(&bytes).unwrap_or_default(),
                 },
             );
         }
-        let bytes = crate::wire::encode_value(&answer);
+        bytes.push(b'\n');
         // A server that stops reading its input cannot hold the driver past the read's deadline.
         let write_by = deadline
             .min(Instant::now() + self.settings.expect_timeout)

@@ -5,9 +5,10 @@
 //! ```text
 //! Target      a command (stdio child, own process group) | a URL (streamable HTTP) |
 //!             the embedded reference server                              (target)
-//!   -> Transport   bytes out, lines in, a deadline on every read; Closed/TimedOut/Overflow
-//!                  are events, never hangs; over HTTP each line is a POST and each JSON body
-//!                  or SSE event a line, tagged with its HTTP status        (transport)
+//!   -> Transport   bytes out, typed events in (`Recv`), a deadline on every read;
+//!                  Closed/TimedOut/Overflow are events, never hangs; over HTTP each line is
+//!                  a POST and each JSON body or SSE event a `Recv::Exchange` with its status
+//!                  and the POSTed id, or the failure that came instead    (transport)
 //!   -> Wire codec  bytes <-> Frame { raw, json, parsed: Result<Message, DecodeError> }
 //!                  lossless, classified by explicit rules                   (wire)
 //!   -> Driver      send(frame builder) / expect_*(…); answers server->client requests;
@@ -21,49 +22,77 @@
 //!                                                          (report, baseline)
 //!   Around them: selection and sharding (select), requirement coverage (coverage), the
 //!   `cargo test` integration, one libtest test per check (testing), the black-box fuzzer
-//!   on the same transports (fuzz), and the command line's flag values and pipe-safe output
-//!   (cli_values, output)
+//!   on the same transports (fuzz), and the command line itself, its flag values and
+//!   pipe-safe output (cli, cli_values, output)
 //! ```
 //!
 //! The harness shares no code with the reference server it is tested against (only the
 //! embedding entry point), so a bug in one cannot hide the same bug in the other.
 
-pub mod auth;
-pub mod baseline;
-pub mod catalogue;
-pub mod check;
-pub mod check_reference;
-pub mod cli_values;
-pub mod client;
-pub mod coverage;
-pub mod default_run;
-pub mod driver;
-pub mod explain;
-pub mod fuzz;
+/// The library's inner modules: `pub(crate)`, so the compiler sees every caller and reports
+/// dead code; `pub` and hidden with the `internals` feature, which only this crate's own
+/// integration tests, benches and fuzz targets turn on (a self dev-dependency).
+macro_rules! inner_modules {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[cfg(feature = "internals")]
+            #[doc(hidden)]
+            pub mod $name;
+            #[cfg(not(feature = "internals"))]
+            pub(crate) mod $name;
+        )*
+    };
+}
+
+inner_modules!(
+    auth,
+    baseline,
+    catalogue,
+    check,
+    check_reference,
+    cli_values,
+    client,
+    coverage,
+    default_run,
+    driver,
+    explain,
+    fuzz,
+    negotiation,
+    outcome,
+    pool,
+    preflight,
+    progress,
+    protocol,
+    replicas,
+    report,
+    requirements,
+    schema,
+    select,
+    target,
+    text,
+    transcript,
+    transport,
+    wire,
+    yaml,
+);
+
+// Declared by hand: a `#[macro_export]` macro (`out!`, `errln!`) must not come from a
+// macro-expanded module to be named by path.
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod output;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod output;
+
+// The façade: what a user of the library (the `cargo test` integration, the binaries) needs.
+#[doc(hidden)]
+pub mod cli;
 #[doc(hidden)]
 pub mod fuzz_targets;
-pub mod negotiation;
-pub mod outcome;
-pub mod output;
-pub mod pool;
-pub mod preflight;
-pub mod progress;
-pub mod protocol;
 #[doc(hidden)]
 pub mod reference_client;
-pub mod replicas;
-pub mod report;
-pub mod requirements;
 pub mod runner;
-pub mod schema;
-pub mod select;
-pub mod target;
 pub mod testing;
-pub mod text;
-pub mod transcript;
-pub mod transport;
-pub mod wire;
-pub mod yaml;
 
 pub use check::{Check, Need};
 pub use outcome::{Kind, Level, Outcome};

@@ -99,11 +99,6 @@ pub fn stdout(args: fmt::Arguments<'_>) {
     }
 }
 
-/// Whether a write to stdout has failed (its reader has gone).
-pub fn stdout_closed() -> bool {
-    STDOUT_CLOSED.load(Ordering::Relaxed)
-}
-
 /// Writes to stderr, ignoring failures.
 pub fn stderr(args: fmt::Arguments<'_>) {
     let text = args.to_string();

@@ -534,6 +534,9 @@ impl Processes {
                 .await
             {
                 crate::transport::Recv::Line(bytes) => leftovers.push(bytes),
+                crate::transport::Recv::Exchange(exchange) => {
+                    leftovers.push(exchange.into_frame().raw);
+                }
                 crate::transport::Recv::Overflow { head, .. } => leftovers.push(head),
                 _ => break,
             }

@@ -64,7 +64,9 @@ async fn command(target: &Target, max_message: usize) -> Result<Contact, StartEr
     let exited_early = loop {
         let step = deadline.min(Instant::now() + Duration::from_millis(100));
         match transport.recv(step).await {
-            Recv::Line(_) | Recv::Overflow { .. } => return Ok(Contact::Answered),
+            Recv::Line(_) | Recv::Exchange(_) | Recv::Overflow { .. } => {
+                return Ok(Contact::Answered);
+            }
             Recv::Closed => break None,
             Recv::TimedOut => {}
         }

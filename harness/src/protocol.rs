@@ -1,5 +1,6 @@
-//! Named constants of the protocol: revisions, method names, error codes and `_meta` keys; and
-//! [`string_array`], the reader of the string lists they travel in.
+//! Named constants of the protocol: revisions, method names, error codes and `_meta` keys;
+//! [`string_array`], the reader of the string lists they travel in; and
+//! [`answer_server_request`], what mcpspec answers every server→client request.
 //!
 //! The harness keeps its own copy of these (it shares nothing with the reference server, so a
 //! bug in one cannot hide in the other).
@@ -131,6 +132,22 @@ pub mod tool {
 }
 
 /// A string array member, if it is one.
+/// What mcpspec answers a server→client request, the driver and the fuzzer alike: `ping` gets
+/// an empty result, anything else -32601 (mcpspec serves no client feature). `raw_id` is the
+/// request's id as the server wrote it, sent back byte for byte.
+pub fn answer_server_request(is_ping: bool, raw_id: &[u8]) -> Vec<u8> {
+    let mut line = br#"{"jsonrpc":"2.0","id":"#.to_vec();
+    line.extend_from_slice(raw_id);
+    if is_ping {
+        line.extend_from_slice(br#","result":{}}"#);
+    } else {
+        line.extend_from_slice(
+            br#","error":{"code":-32601,"message":"mcpspec answers only ping"}}"#,
+        );
+    }
+    line
+}
+
 pub fn string_array(v: Option<&Value>) -> Option<Vec<String>> {
     v?.as_array()?
         .iter()

@@ -11,7 +11,7 @@ mod junit;
 mod markdown;
 pub mod merge;
 
-pub use crate::progress::{Mode as ProgressMode, Progress, mode_here as progress_mode};
+pub use crate::progress::{Progress, mode_here as progress_mode};
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -144,6 +144,7 @@ pub const POLICIES: &[(&str, &str)] = &[
 ];
 
 /// Whether `id` names a requirement or a policy.
+#[cfg(test)]
 pub fn is_known(id: &str) -> bool {
     requirement(id).is_some() || POLICIES.iter().any(|(p, _)| *p == id)
 }

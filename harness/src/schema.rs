@@ -142,6 +142,7 @@ pub fn validate(revision: &str, shape: Shape<'_>, body: &Value) -> Vec<Violation
 
 /// A 2026-07-28 type by its official name (see [`typed::check_modern_named`]), with the
 /// exceptions applied; `None` when the table does not list the name.
+#[cfg(any(test, feature = "internals"))]
 pub fn validate_modern_named(name: &str, body: &Value) -> Option<Vec<Violation>> {
     typed::check_modern_named(name, body)?.ok();
     Some(with_repairs(|b| typed::check_modern_named(name, b), body))
@@ -239,16 +240,6 @@ pub fn classify<'a>(
                 Some((Shape::Result { method: answered? }, obj.get("result")?))
             }
         }
-    }
-}
-
-/// Joins the message-level pointer of the body (`/result`, `/error`, `/params`) for the
-/// transcript.
-pub fn body_member(shape: Shape<'_>) -> &'static str {
-    match shape {
-        Shape::Result { .. } => "/result",
-        Shape::Error { .. } => "/error",
-        Shape::Notification { .. } | Shape::Request { .. } => "/params",
     }
 }
 

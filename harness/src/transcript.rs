@@ -4,7 +4,7 @@
 
 mod prefix;
 
-pub use prefix::{Prefix, Write as PrefixWrite};
+pub use prefix::Prefix;
 
 use std::sync::{Arc, Mutex};
 

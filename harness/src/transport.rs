@@ -1,8 +1,9 @@
 //! Byte transports: bytes out, lines in, a deadline on every read.
 //!
 //! A transport never interprets what it carries; that is the codec's job. It reports what the
-//! wire did as a [`Recv`] event: a line, the end of the stream, a timeout, or a line that grew
-//! past the configured bound (so a server that floods stdout cannot exhaust memory).
+//! wire did as a [`Recv`] event: a line (a byte stream), an HTTP exchange's message or failure
+//! (typed, with its status and the POSTed id), the end of the stream, a timeout, or a line that
+//! grew past the configured bound (so a server that floods stdout cannot exhaust memory).
 //!
 //! Owns `transport/`: child processes and their process groups (`process.rs`), line framing
 //! (`lines.rs`), streamable HTTP (`http.rs`, `http/`). May import only the leaves (`text`,
@@ -14,15 +15,18 @@ mod lines;
 mod process;
 mod sent;
 pub(crate) use process::wait_group_gone;
-pub use sent::{Sent, SentLog};
+pub use sent::SentLog;
 
 use std::time::Duration;
 
 use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-pub use lines::LineReader;
-pub use process::{ExitInfo, Liveness, ServerHandle};
+pub use crate::wire::HttpContext;
+
+pub use lines::{LineEvent, LineReader};
+pub use process::{Liveness, ServerHandle};
 
 /// The default bound on one received message: 4 MiB, the same for every subcommand. mcpspec
 /// holds a message at most about twice while judging it, once per concurrent check, so the bound
@@ -35,6 +39,9 @@ pub const DEFAULT_MAX_MESSAGE: usize = 4 * 1024 * 1024;
 pub enum Recv {
     /// One line, without its terminator.
     Line(Vec<u8>),
+    /// What an HTTP exchange brought back: one message (a JSON body, or one SSE event's data)
+    /// or why none came, with the exchange that carried it.
+    Exchange(Exchange),
     /// The peer closed its output (stdout EOF).
     Closed,
     /// Nothing arrived before the deadline.
@@ -45,10 +52,80 @@ pub enum Recv {
     Overflow { limit: usize, head: Vec<u8> },
 }
 
-/// A newline-delimited byte stream to and from one server (stdio child or in-memory).
+/// One HTTP exchange's contribution to the inbound stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exchange {
+    /// The status of the response and the id of the POSTed request.
+    pub http: HttpContext,
+    pub body: ExchangeBody,
+}
+
+/// What an exchange carried.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExchangeBody {
+    /// A message's bytes, exactly as the server wrote them.
+    Message(Vec<u8>),
+    /// No JSON-RPC message, and why (a refused connection, a status without a body, a redirect,
+    /// a body cut short, a reply that is not HTTP).
+    Failed(String),
+}
+
+impl Exchange {
+    /// The frame the driver reads: the message decoded, or the failure, with its exchange.
+    pub fn into_frame(self) -> crate::wire::Frame {
+        match self.body {
+            ExchangeBody::Message(bytes) => crate::wire::Frame::decode_owned(bytes).over(self.http),
+            ExchangeBody::Failed(why) => crate::wire::Frame::http_failure(why, self.http),
+        }
+    }
+}
+
+impl Recv {
+    /// The bytes of a received message, whatever carried it (a line or an exchange's body).
+    pub fn into_message(self) -> Option<Vec<u8>> {
+        match self {
+            Recv::Line(bytes)
+            | Recv::Exchange(Exchange {
+                body: ExchangeBody::Message(bytes),
+                ..
+            }) => Some(bytes),
+            _ => None,
+        }
+    }
+}
+
+/// Where inbound events come from: a byte stream split into lines (stdio, in memory), or the
+/// events HTTP exchanges post (each exchange a task of its own).
+enum Inbound {
+    Stream(LineReader),
+    Exchanges(mpsc::Receiver<Recv>),
+}
+
+impl Inbound {
+    /// The next event, waiting at most until `deadline`. Cancel-safe, as both sources are.
+    async fn next(&mut self, deadline: Instant) -> Recv {
+        match self {
+            Inbound::Stream(reader) => reader.next_line(deadline).await.into(),
+            Inbound::Exchanges(events) => {
+                if Instant::now() >= deadline {
+                    return Recv::TimedOut;
+                }
+                match tokio::time::timeout_at(deadline, events.recv()).await {
+                    Ok(Some(event)) => event,
+                    // Every sender is gone: the transport's writer and every exchange ended.
+                    Ok(None) => Recv::Closed,
+                    Err(_) => Recv::TimedOut,
+                }
+            }
+        }
+    }
+}
+
+/// A newline-delimited byte stream to and from one server (stdio child or in-memory), or an
+/// HTTP endpoint that takes each written line as a POST.
 pub struct LineTransport {
     writer: Option<Box<dyn AsyncWrite + Send + Unpin>>,
-    reader: LineReader,
+    reader: Inbound,
     /// What [`LineTransport::send_reading`] read while it wrote, for the next reads.
     pending: std::collections::VecDeque<Recv>,
     server: ServerHandle,
@@ -73,7 +150,7 @@ impl LineTransport {
     ) -> Self {
         Self {
             writer: Some(writer),
-            reader,
+            reader: Inbound::Stream(reader),
             pending: std::collections::VecDeque::new(),
             server,
             era_hint: None,
@@ -107,6 +184,18 @@ impl LineTransport {
             LineReader::new(Box::new(tokio::io::empty()), 0),
             ServerHandle::remote(),
         )
+    }
+
+    /// A transport whose inbound events are posted by exchanges (HTTP): `events` ends when the
+    /// writer and every exchange are gone.
+    pub fn over_exchanges(
+        writer: Box<dyn AsyncWrite + Send + Unpin>,
+        events: mpsc::Receiver<Recv>,
+        server: ServerHandle,
+    ) -> Self {
+        let mut transport = Self::new(writer, LineReader::new(Box::new(tokio::io::empty()), 0), server);
+        transport.reader = Inbound::Exchanges(events);
+        transport
     }
 
     pub fn with_era_hint(mut self, hint: http::EraHint) -> Self {
@@ -179,7 +268,7 @@ impl LineTransport {
         loop {
             tokio::select! {
                 written = &mut write => return written,
-                event = reader.next_line(deadline), if reading => match event {
+                event = reader.next(deadline), if reading => match event {
                     Recv::TimedOut => {
                         return Err(std::io::Error::new(
                             std::io::ErrorKind::TimedOut,
@@ -203,7 +292,7 @@ impl LineTransport {
         if let Some(event) = self.pending.pop_front() {
             return event;
         }
-        self.reader.next_line(deadline).await
+        self.reader.next(deadline).await
     }
 
     /// Closes the server's input (stdin EOF).

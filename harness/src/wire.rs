@@ -306,6 +306,12 @@ impl Frame {
         }
     }
 
+    /// The frame as carried by the HTTP exchange `http`.
+    pub fn over(mut self, http: HttpContext) -> Frame {
+        self.http = Some(http);
+        self
+    }
+
     /// A line that exceeded the message bound: only its first bytes were kept.
     pub fn oversized(head: &[u8], limit: usize) -> Frame {
         Frame {

@@ -12,7 +12,8 @@ mod support;
 use std::time::Duration;
 
 use mcpspec::client::Transport;
-use mcpspec::client::fuzz::{self, Action, FuzzOptions, Oracle};
+use mcpspec::client::fuzz::case::Action;
+use mcpspec::client::fuzz::{self, FuzzOptions, Oracle};
 
 fn fragile(planted: bool) -> Vec<String> {
     let mut command = vec![

@@ -10,7 +10,8 @@ mod support;
 
 use std::collections::BTreeMap;
 
-use mcpspec::client::{ClientCheck, Transport, checks, scenario};
+use mcpspec::client::checks::{self, ClientCheck};
+use mcpspec::client::{Transport, scenario};
 use mcpspec::reference_client::Fault;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -135,7 +135,8 @@ fn actual(src: &Path, modules: &BTreeSet<String>) -> BTreeMap<String, BTreeSet<S
         .collect()
 }
 
-/// The library's top-level modules: `src/*.rs` but the crate roots and the binary's `cli`.
+/// The library's top-level modules: `src/*.rs` but the crate roots and `cli` (the command line,
+/// the top of the library, which may import anything).
 fn library_modules(src: &Path) -> BTreeSet<String> {
     std::fs::read_dir(src)
         .unwrap()

@@ -203,6 +203,7 @@ pub struct Credentials {
 
 impl Credentials {
     /// Just `Authorization: Bearer TOKEN` (the `cargo test` builder's `bearer`).
+    #[cfg(any(test, feature = "internals"))]
     pub fn bearer(url: &str, token: &str) -> Result<Credentials, String> {
         Ok(Credentials {
             audience: url.to_owned(),
@@ -218,6 +219,7 @@ impl Credentials {
     }
 
     /// Whether the run's token is the user's own (`--bearer*`), not one the issuer minted.
+    #[cfg(test)]
     pub fn has_user_token(&self) -> bool {
         self.bearer
             .as_ref()

@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use mcpspec::auth::issuer;
-use mcpspec::{errln, outln};
+use crate::auth::issuer;
+use crate::{errln, outln};
 
 use super::exit;
 

@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
-use mcpspec::baseline::Baseline;
-use mcpspec::cli_values::{self, parse_duration};
-use mcpspec::client::{self, ClientOptions, Transport};
-use mcpspec::{errln, outln};
+use crate::baseline::Baseline;
+use crate::cli_values::{self, parse_duration};
+use crate::client::{self, ClientOptions, Transport};
+use crate::{errln, outln};
 
 use super::run::{Outputs, Stop, write_outputs};
 use super::{exit, usage_error};
@@ -40,9 +40,9 @@ enum ClientCommand {
     List,
     /// Fuzz a client: a peer that answers with generated hostile messages; shrink and save
     /// what makes it crash or hang (CLI-10).
-    Fuzz(Box<mcpspec::client::fuzz::FuzzArgs>),
+    Fuzz(Box<crate::client::fuzz::FuzzArgs>),
     /// Replay a reproducer written by `mcpspec client fuzz`.
-    Replay(mcpspec::client::fuzz::ReplayArgs),
+    Replay(crate::client::fuzz::ReplayArgs),
 }
 
 #[derive(Args, Debug)]
@@ -79,7 +79,7 @@ struct RunArgs {
     #[arg(
         long,
         value_name = "BYTES",
-        default_value_t = mcpspec::transport::DEFAULT_MAX_MESSAGE,
+        default_value_t = crate::transport::DEFAULT_MAX_MESSAGE,
         value_parser = cli_values::max_message()
     )]
     max_message: usize,
@@ -94,8 +94,8 @@ pub fn run(args: ClientArgs) -> u8 {
     match args.command {
         Some(ClientCommand::Peer { addr, token }) => peer(addr, &token),
         Some(ClientCommand::List) => list(),
-        Some(ClientCommand::Fuzz(args)) => mcpspec::client::fuzz::fuzz_main(*args),
-        Some(ClientCommand::Replay(args)) => mcpspec::client::fuzz::replay_main(args),
+        Some(ClientCommand::Fuzz(args)) => crate::client::fuzz::fuzz_main(*args),
+        Some(ClientCommand::Replay(args)) => crate::client::fuzz::replay_main(args),
         None => conformance(args.run).unwrap_or_else(Stop::exit_code),
     }
 }
@@ -131,13 +131,13 @@ fn conformance(args: RunArgs) -> Result<u8, Stop> {
         .enable_all()
         .build()
         .map_err(|e| Stop::Usage(format!("cannot start the async runtime: {e}")))?;
-    let progress = mcpspec::report::Progress::new(
+    let progress = crate::report::Progress::new(
         "mcpspec client",
         checks.len() as u64,
-        mcpspec::report::progress_mode(),
+        crate::report::progress_mode(),
     );
     let observe =
-        |r: &mcpspec::report::CheckResult| progress.check_done(checks.len(), &r.id, r.outcome.kind);
+        |r: &crate::report::CheckResult| progress.check_done(checks.len(), &r.id, r.outcome.kind);
     // Ctrl-C ends the run: dropping it (and the runtime) drops every client process, whose
     // process group is killed then.
     let report = runtime.block_on(async {

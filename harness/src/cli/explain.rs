@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use mcpspec::baseline::Baseline;
-use mcpspec::report::RunReport;
-use mcpspec::{catalogue, errln, out, outln};
+use crate::baseline::Baseline;
+use crate::report::RunReport;
+use crate::{catalogue, errln, out, outln};
 
 use super::{exit, usage_error};
 
@@ -16,7 +16,7 @@ use super::{exit, usage_error};
 pub fn explain(id: &str) -> u8 {
     let checks = catalogue::all();
     if let Some(check) = checks.iter().find(|c| c.id == id) {
-        out!("{}", mcpspec::explain::explain(check));
+        out!("{}", crate::explain::explain(check));
         return exit::OK;
     }
     // A prefix or a requirement id names several: list them instead of guessing.

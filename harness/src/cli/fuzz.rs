@@ -10,11 +10,11 @@ use std::time::Duration;
 use clap::Args;
 use tokio::time::Instant;
 
-use mcpspec::cli_values::{Destination, at_least_one, parse_duration};
-use mcpspec::fuzz::reproducer::{Record, RecordedTarget, record_path};
-use mcpspec::fuzz::{ExecOptions, FuzzOptions, Stats};
-use mcpspec::target::Target;
-use mcpspec::{errln, outln};
+use crate::cli_values::{Destination, at_least_one, parse_duration};
+use crate::fuzz::reproducer::{Record, RecordedTarget, record_path};
+use crate::fuzz::{ExecOptions, FuzzOptions, Stats};
+use crate::target::Target;
+use crate::{errln, outln};
 
 use super::exit::{FAILED as FOUND, INTERRUPTED, OK, TARGET, USAGE};
 
@@ -51,7 +51,7 @@ pub struct FuzzArgs {
     #[arg(
         long,
         value_name = "SECS",
-        default_value = mcpspec::cli_values::DEFAULT_TIMEOUT,
+        default_value = crate::cli_values::DEFAULT_TIMEOUT,
         value_parser = parse_duration,
         allow_negative_numbers = true
     )]
@@ -90,13 +90,13 @@ pub struct FuzzArgs {
     #[arg(
         long,
         value_name = "BYTES",
-        default_value_t = mcpspec::transport::DEFAULT_MAX_MESSAGE,
-        value_parser = mcpspec::cli_values::max_message(),
+        default_value_t = crate::transport::DEFAULT_MAX_MESSAGE,
+        value_parser = crate::cli_values::max_message(),
         allow_negative_numbers = true
     )]
     pub max_message: usize,
     #[command(flatten)]
-    pub target: mcpspec::target::TargetArgs,
+    pub target: crate::target::TargetArgs,
 }
 
 /// `mcpspec replay`.
@@ -118,7 +118,7 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub target_mismatch_ok: bool,
     #[command(flatten)]
-    pub target: mcpspec::target::TargetArgs,
+    pub target: crate::target::TargetArgs,
 }
 
 fn usage(message: impl std::fmt::Display) -> u8 {
@@ -129,7 +129,7 @@ fn usage(message: impl std::fmt::Display) -> u8 {
 fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
-        .thread_name(mcpspec::fuzz::WORKER_THREAD)
+        .thread_name(crate::fuzz::WORKER_THREAD)
         .enable_all()
         .build()
 }
@@ -141,14 +141,14 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         Err(e) => return usage(e),
     };
     let seed = args.seed.unwrap_or_else(clock_seed);
-    let built_in = mcpspec::fuzz::corpus::lines();
-    let given = mcpspec::fuzz::load_seeds(&args.seeds);
+    let built_in = crate::fuzz::corpus::lines();
+    let given = crate::fuzz::load_seeds(&args.seeds);
     let seed_counts = (built_in.len(), given.len());
     let seeds: Vec<Vec<u8>> = built_in.into_iter().chain(given).collect();
     let time = match (args.time, args.cases) {
         (Some(t), _) => Some(t),
         (None, Some(_)) => None,
-        (None, None) => Some(mcpspec::fuzz::DEFAULT_TIME),
+        (None, None) => Some(crate::fuzz::DEFAULT_TIME),
     };
     let mut options = FuzzOptions {
         seed,
@@ -161,7 +161,7 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
             max_message: args.max_message,
             ..ExecOptions::default()
         },
-        material: mcpspec::fuzz::strategy::Material {
+        material: crate::fuzz::strategy::Material {
             seeds,
             http: matches!(target, Target::Url(_)),
             ..Default::default()
@@ -171,7 +171,7 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         Ok(r) => r,
         Err(e) => return usage(format!("cannot start the async runtime: {e}")),
     };
-    mcpspec::fuzz::quiet_panics();
+    crate::fuzz::quiet_panics();
     let bound = match (time, args.cases) {
         (Some(t), Some(n)) => format!("up to {:.0} s or {n} cases", t.as_secs_f64()),
         (Some(t), None) => format!("up to {:.0} s", t.as_secs_f64()),
@@ -192,10 +192,10 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         None => (options.cases, Budget::Cases(options.cases)),
     };
     let progress =
-        mcpspec::report::Progress::new("mcpspec fuzz", length, mcpspec::report::progress_mode());
+        crate::report::Progress::new("mcpspec fuzz", length, crate::report::progress_mode());
     let work = async {
         options.exec.startup_allowance = calibrate(&target, args.max_message).await?;
-        let how = mcpspec::fuzz::material::gather(
+        let how = crate::fuzz::material::gather(
             &target,
             &mut options.material,
             &args.allow_tool,
@@ -231,7 +231,7 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
                  (arguments built from each tool's inputSchema)"
             );
         }
-        mcpspec::fuzz::fuzz(
+        crate::fuzz::fuzz(
             &target,
             &options,
             Some(&args.out),
@@ -306,7 +306,7 @@ enum Budget {
 
 /// `fuzz --json`: each finding (oracle, rule, what was seen, the shrunk case, the reproducer
 /// and its replay command) and the run's counters.
-fn report_json(report: &mcpspec::fuzz::FuzzReport, target: &Target, seed: u64) -> String {
+fn report_json(report: &crate::fuzz::FuzzReport, target: &Target, seed: u64) -> String {
     let findings: Vec<serde_json::Value> = report
         .findings
         .iter()
@@ -346,11 +346,11 @@ fn report_json(report: &mcpspec::fuzz::FuzzReport, target: &Target, seed: u64) -
 
 /// Runs `mcpspec replay`; returns the exit code.
 pub fn replay_main(args: ReplayArgs) -> u8 {
-    let case = match mcpspec::fuzz::reproducer::read(&args.file) {
+    let case = match crate::fuzz::reproducer::read(&args.file) {
         Ok(c) => c,
         Err(e) => return usage(format!("cannot read {}: {e}", args.file.display())),
     };
-    let record = match mcpspec::fuzz::reproducer::read_record(&args.file) {
+    let record = match crate::fuzz::reproducer::read_record(&args.file) {
         Ok(r) => r,
         Err(e) => return usage(e),
     };
@@ -364,13 +364,13 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
             Ok(t) => t,
             Err(e) => return usage(format!("{}: {e}", record_path(&args.file).display())),
         },
-        (None, None) => mcpspec::fuzz::reproducer::DEFAULT_REPLAY_TIMEOUT,
+        (None, None) => crate::fuzz::reproducer::DEFAULT_REPLAY_TIMEOUT,
     };
     let runtime = match runtime() {
         Ok(r) => r,
         Err(e) => return usage(format!("cannot start the async runtime: {e}")),
     };
-    mcpspec::fuzz::quiet_panics();
+    crate::fuzz::quiet_panics();
     let defaults = ExecOptions::default();
     let mut exec = ExecOptions {
         reply_timeout: timeout,
@@ -381,7 +381,7 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
     };
     let outcome = runtime.block_on(async {
         exec.startup_allowance = calibrate(&target, exec.max_message).await?;
-        mcpspec::fuzz::replay(&target, &case, &exec).await
+        crate::fuzz::replay(&target, &case, &exec).await
     });
     drop(runtime);
     match outcome {
@@ -395,7 +395,7 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
                     "reproduced [{}] {}. Rule: {}. ({} message(s) from {} on {})",
                     v.oracle.id(),
                     v.detail,
-                    v.oracle.rule(mcpspec::fuzz::TransportKind::of(&target)),
+                    v.oracle.rule(crate::fuzz::TransportKind::of(&target)),
                     case.len(),
                     args.file.display(),
                     target.describe()
@@ -494,8 +494,8 @@ const MIN_STARTUP_ALLOWANCE: Duration = Duration::from_secs(2);
 async fn calibrate(
     target: &Target,
     max_message: usize,
-) -> Result<Duration, mcpspec::target::StartError> {
-    mcpspec::preflight::preflight(target, max_message).await?;
+) -> Result<Duration, crate::target::StartError> {
+    crate::preflight::preflight(target, max_message).await?;
     let mut transport = target.connect(max_message)?;
     if matches!(target, Target::Embedded(_)) {
         return Ok(Duration::ZERO);
@@ -506,7 +506,8 @@ async fn calibrate(
     let mut line = ping.to_vec();
     line.push(b'\n');
     if transport.send(&line, limit).await.is_ok() {
-        if let mcpspec::transport::Recv::Line(_) = transport.recv(limit).await {
+        use crate::transport::Recv;
+        if let Recv::Line(_) | Recv::Exchange(_) = transport.recv(limit).await {
             return Ok((started.elapsed() * 2).max(MIN_STARTUP_ALLOWANCE));
         }
     }

@@ -4,9 +4,9 @@
 
 use clap::Args;
 
-use mcpspec::cli_values::{Destination, destination_or_stdout, one_on_stdout};
-use mcpspec::coverage::Coverage;
-use mcpspec::{catalogue, check_reference, out, outln};
+use crate::cli_values::{Destination, destination_or_stdout, one_on_stdout};
+use crate::coverage::Coverage;
+use crate::{catalogue, check_reference, out, outln};
 
 use super::{exit, usage_error};
 
@@ -47,7 +47,7 @@ pub fn list(args: ListArgs) -> u8 {
         return usage_error(e);
     }
     if let Some(markdown) = &args.markdown {
-        let page = check_reference::markdown(&checks, &mcpspec::client::checks::all());
+        let page = check_reference::markdown(&checks, &crate::client::checks::all());
         if let Err(e) = markdown.write(&page) {
             return usage_error(e);
         }
@@ -60,8 +60,8 @@ pub fn list(args: ListArgs) -> u8 {
             .iter()
             .map(|c| {
                 let why = match c.isolation {
-                    mcpspec::check::Isolation::Fresh(why) => Some(why.reason()),
-                    mcpspec::check::Isolation::Shared => None,
+                    crate::check::Isolation::Fresh(why) => Some(why.reason()),
+                    crate::check::Isolation::Shared => None,
                 };
                 serde_json::json!({
                     "id": c.id, "level": c.level, "era": c.era, "requirements": c.requirements,
@@ -82,8 +82,8 @@ pub fn list(args: ListArgs) -> u8 {
     if args.isolation {
         for c in &checks {
             let why = match c.isolation {
-                mcpspec::check::Isolation::Fresh(why) => format!("  ({})", why.reason()),
-                mcpspec::check::Isolation::Shared => String::new(),
+                crate::check::Isolation::Fresh(why) => format!("  ({})", why.reason()),
+                crate::check::Isolation::Shared => String::new(),
             };
             outln!("{:<width$}  {}{why}", c.id, c.isolation.label());
         }

@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use clap::Args;
 
-use mcpspec::Target;
-use mcpspec::cli_values::{DEFAULT_TIMEOUT, Destination, destination_or_stdout, parse_duration};
-use mcpspec::driver::Settings;
-use mcpspec::negotiation::{self, Matrix, Negotiation};
-use mcpspec::target::{StartError, TargetArgs};
-use mcpspec::transcript::Recorder;
-use mcpspec::{errln, out, outln};
+use crate::Target;
+use crate::cli_values::{DEFAULT_TIMEOUT, Destination, destination_or_stdout, parse_duration};
+use crate::driver::Settings;
+use crate::negotiation::{self, Matrix, Negotiation};
+use crate::target::{StartError, TargetArgs};
+use crate::transcript::Recorder;
+use crate::{errln, out, outln};
 
 use super::{exit, usage_error};
 

@@ -9,10 +9,10 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use super::fuzz::ReplayArgs;
-use mcpspec::check::{CheckOptions, Lease};
-use mcpspec::report::ReplayHints;
-use mcpspec::transcript::Prefix;
-use mcpspec::{errln, outln};
+use crate::check::{CheckOptions, Lease};
+use crate::report::ReplayHints;
+use crate::transcript::Prefix;
+use crate::{errln, outln};
 
 use super::exit;
 
@@ -32,7 +32,7 @@ struct Stored {
 pub fn is_transcript(path: &Path) -> bool {
     std::fs::read_to_string(path)
         .ok()
-        .and_then(|text| mcpspec::yaml::from_str::<Stored>(&text).ok())
+        .and_then(|text| crate::yaml::from_str::<Stored>(&text).ok())
         .is_some()
 }
 
@@ -43,12 +43,12 @@ pub fn run(args: &ReplayArgs) -> u8 {
     let file = args.file.display();
     let stored: Stored = match std::fs::read_to_string(&args.file)
         .map_err(|e| e.to_string())
-        .and_then(|text| mcpspec::yaml::from_str(&text).map_err(|e| e.to_string()))
+        .and_then(|text| crate::yaml::from_str(&text).map_err(|e| e.to_string()))
     {
         Ok(s) => s,
         Err(e) => return super::usage_error(format!("cannot read {file}: {e}")),
     };
-    let Some(check) = mcpspec::catalogue::by_id(&stored.check) else {
+    let Some(check) = crate::catalogue::by_id(&stored.check) else {
         return super::usage_error(format!(
             "{file} is the transcript of `{}`, which this mcpspec does not have",
             stored.check
@@ -65,11 +65,11 @@ pub fn run(args: &ReplayArgs) -> u8 {
             return super::usage_error(format!("{file}: its prefix holds a write that is not hex"));
         }
     };
-    let mut settings = mcpspec::driver::Settings::default();
+    let mut settings = crate::driver::Settings::default();
     if let Some(t) = args.timeout {
         settings.expect_timeout = t;
     }
-    let options = mcpspec::RunOptions {
+    let options = crate::RunOptions {
         settings,
         checks: CheckOptions {
             allowed_tools: stored.replay.allow_tool.clone(),
@@ -81,7 +81,7 @@ pub fn run(args: &ReplayArgs) -> u8 {
         },
         jobs: 1,
         lease,
-        ..mcpspec::RunOptions::default()
+        ..crate::RunOptions::default()
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -92,7 +92,7 @@ pub fn run(args: &ReplayArgs) -> u8 {
         Err(e) => return super::usage_error(format!("cannot start the async runtime: {e}")),
     };
     let described = target.describe();
-    let report = runtime.block_on(mcpspec::run(target, &[check], options));
+    let report = runtime.block_on(crate::run(target, &[check], options));
     drop(runtime);
     let report = match report {
         Ok(r) => r,
@@ -116,7 +116,7 @@ pub fn run(args: &ReplayArgs) -> u8 {
     );
     if now.label() == stored.outcome {
         outln!("reproduced: the transcript recorded {}", stored.outcome);
-        if now == mcpspec::Kind::Pass {
+        if now == crate::Kind::Pass {
             exit::OK
         } else {
             exit::FAILED

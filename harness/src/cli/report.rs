@@ -1,6 +1,6 @@
 //! `mcpspec report`: a JSON report written by `mcpspec run --json`, read back and rendered again
 //! (`--html`, `--junit`, `--markdown`, `--annotations`), or (`--merge`) the reports of a run's
-//! shards merged into the report of the whole run (`mcpspec::report::merge`). The rendering and
+//! shards merged into the report of the whole run (`crate::report::merge`). The rendering and
 //! the merging live in the library; this handler reads, checks and writes. The exit code is the
 //! report's own, as `run` would have exited.
 
@@ -8,10 +8,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use mcpspec::cli_values::{Destination, one_on_stdout};
-use mcpspec::errln;
-use mcpspec::report::Format;
-use mcpspec::report::merge::{Merged, merge_files};
+use crate::cli_values::{Destination, one_on_stdout};
+use crate::errln;
+use crate::report::Format;
+use crate::report::merge::{Merged, merge_files};
 
 use super::{exit, usage_error, write_rendered};
 
@@ -73,7 +73,7 @@ pub fn run(args: ReportArgs) -> u8 {
         return usage_error(e);
     }
     if !to_stdout {
-        mcpspec::out!("{}", report.to_console(mcpspec::output::color_stdout()));
+        crate::out!("{}", report.to_console(crate::output::color_stdout()));
     }
     if let Some(reason) = &report.target_failure {
         errln!("mcpspec: {reason}");

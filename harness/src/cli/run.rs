@@ -15,13 +15,13 @@ use std::time::Duration;
 
 use clap::Args;
 
-use mcpspec::baseline::Baseline;
-use mcpspec::check::CheckOptions;
-use mcpspec::cli_values::{self, DEFAULT_TIMEOUT, parse_duration};
-use mcpspec::driver::Settings;
-use mcpspec::report::Format;
-use mcpspec::target::TargetArgs;
-use mcpspec::{Check, RunOptions, RunReport, Target, catalogue, errln, out};
+use crate::baseline::Baseline;
+use crate::check::CheckOptions;
+use crate::cli_values::{self, DEFAULT_TIMEOUT, parse_duration};
+use crate::driver::Settings;
+use crate::report::Format;
+use crate::target::TargetArgs;
+use crate::{Check, RunOptions, RunReport, Target, catalogue, errln, out};
 
 use super::{exit, usage_error, write_rendered};
 
@@ -37,7 +37,7 @@ pub struct RunArgs {
     /// Run only shard I of N (1-based) of the selected checks; N jobs with the same selection
     /// together run every check exactly once.
     #[arg(long, value_name = "I/N")]
-    shard: Option<mcpspec::select::Shard>,
+    shard: Option<crate::select::Shard>,
     /// Treat NonStrict outcomes as Fail.
     #[arg(long)]
     strict: bool,
@@ -74,7 +74,7 @@ pub struct RunArgs {
     #[arg(
         long,
         value_name = "BYTES",
-        default_value_t = mcpspec::transport::DEFAULT_MAX_MESSAGE,
+        default_value_t = crate::transport::DEFAULT_MAX_MESSAGE,
         value_parser = cli_values::max_message(),
         allow_negative_numbers = true
     )]
@@ -89,8 +89,8 @@ pub struct RunArgs {
     /// between checks, and one that dies or goes silent is charged to the check that ran on
     /// it), and the other checks get fresh processes started ahead as warm spares. `fresh`:
     /// every check starts its own.
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = mcpspec::pool::Mode::Shared)]
-    isolation: mcpspec::pool::Mode,
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = crate::pool::Mode::Shared)]
+    isolation: crate::pool::Mode,
     #[command(flatten)]
     files: super::ReportFiles,
     /// Write each check's transcript as YAML into DIR.
@@ -167,7 +167,7 @@ fn protected_hint(report: &RunReport) {
     let protected = report
         .results
         .iter()
-        .any(|r| r.id.starts_with("auth/") && r.outcome.kind != mcpspec::Kind::Skipped);
+        .any(|r| r.id.starts_with("auth/") && r.outcome.kind != crate::Kind::Skipped);
     if protected {
         errln!(
             "mcpspec: the server answers 401 without a token, and this run sent none: give one \
@@ -241,7 +241,7 @@ pub(super) struct Outputs {
     /// A directory for each check's transcript as YAML.
     pub(super) transcripts: Option<PathBuf>,
     /// What a transcript file says the check ran with (for `mcpspec replay`).
-    pub(super) replay: mcpspec::report::ReplayHints,
+    pub(super) replay: crate::report::ReplayHints,
 }
 
 /// The run's options from its flags; a usage error if the target, the baseline or the selection
@@ -268,7 +268,7 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
         Some(path) => Some(Baseline::load(path).map_err(|e| Stop::Usage(e.to_string()))?),
         None => None,
     };
-    let checks = mcpspec::select::Selection {
+    let checks = crate::select::Selection {
         select: args.select,
         skip: args.skip,
         shard: args.shard,
@@ -280,24 +280,24 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
         ));
     }
     let schema = match &args.schema {
-        Some(path) => mcpspec::schema::Validator::Document(std::sync::Arc::new(
-            mcpspec::schema::document::Document::load(path).map_err(Stop::Usage)?,
+        Some(path) => crate::schema::Validator::Document(std::sync::Arc::new(
+            crate::schema::document::Document::load(path).map_err(Stop::Usage)?,
         )),
-        None => mcpspec::schema::Validator::default(),
+        None => crate::schema::Validator::default(),
     };
     // Processes compete with mcpspec for the cores: no more of them than cores (POL-24).
     // In-memory and HTTP checks cost the target no process each, so more run at a time.
     let jobs = args
         .jobs
         .unwrap_or(if matches!(target, Target::Command { .. }) {
-            mcpspec::runner::default_jobs()
+            crate::runner::default_jobs()
         } else {
             8
         });
-    let replay = mcpspec::report::ReplayHints {
+    let replay = crate::report::ReplayHints {
         allow_tool: args.allow_tool.clone(),
         probe_profile: args.probe_profile,
-        max_items: (args.max_items != mcpspec::check::CheckOptions::DEFAULT_MAX_ITEMS)
+        max_items: (args.max_items != crate::check::CheckOptions::DEFAULT_MAX_ITEMS)
             .then_some(args.max_items),
     };
     let options = RunOptions {
@@ -340,8 +340,8 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
 fn replica_spec(
     args: &RunArgs,
     urls: Vec<String>,
-) -> Result<Option<mcpspec::replicas::ReplicaSpec>, Stop> {
-    use mcpspec::replicas::ReplicaSpec;
+) -> Result<Option<crate::replicas::ReplicaSpec>, Stop> {
+    use crate::replicas::ReplicaSpec;
     let count = args.replicas.map(usize::from);
     match (&args.spawn_http, count) {
         (Some(command), Some(count)) => {
@@ -371,9 +371,9 @@ fn replica_spec(
                 .into(),
         )),
         (None, Some(count)) => Ok(Some(ReplicaSpec::Copies(count))),
-        _ if urls.len() > mcpspec::replicas::MAX_INSTANCES => Err(Stop::Usage(format!(
+        _ if urls.len() > crate::replicas::MAX_INSTANCES => Err(Stop::Usage(format!(
             "at most {} --url instances",
-            mcpspec::replicas::MAX_INSTANCES
+            crate::replicas::MAX_INSTANCES
         ))),
         _ if urls.len() > 1 => Ok(Some(ReplicaSpec::Urls(urls))),
         _ => Ok(None),
@@ -393,28 +393,28 @@ fn execute(
         .build()
         .map_err(|e| Stop::Usage(format!("cannot start the async runtime: {e}")))?;
     // Progress on stderr: a bar on a terminal, a plain line every 10 s elsewhere.
-    let progress = mcpspec::report::Progress::new(
+    let progress = crate::report::Progress::new(
         "mcpspec run",
         checks.len() as u64,
-        mcpspec::report::progress_mode(),
+        crate::report::progress_mode(),
     )
     .watching(options.running.clone());
     let observe =
-        |r: &mcpspec::report::CheckResult| progress.check_done(checks.len(), &r.id, r.outcome.kind);
+        |r: &crate::report::CheckResult| progress.check_done(checks.len(), &r.id, r.outcome.kind);
     let settings = std::sync::Arc::new(options.settings.clone());
     let run = async {
         let mut report = match target.clone() {
             Target::Embedded(config) if both_transports => {
-                mcpspec::default_run::run_both(config, checks, options, &observe).await
+                crate::default_run::run_both(config, checks, options, &observe).await
             }
-            target => mcpspec::runner::run_observed(target, checks, options, &observe).await,
+            target => crate::runner::run_observed(target, checks, options, &observe).await,
         }?;
         // The HTML report shows the version matrix: asked after the checks, each cell on a
         // fresh connection, as `mcpspec negotiate` does.
         if with_matrix && report.target_failure.is_none() {
-            report.negotiation_matrix = mcpspec::negotiation::matrix(&target, &settings).await.ok();
+            report.negotiation_matrix = crate::negotiation::matrix(&target, &settings).await.ok();
         }
-        Ok::<_, mcpspec::target::StartError>(report)
+        Ok::<_, crate::target::StartError>(report)
     };
     // Ctrl-C ends the run: the servers live in their own process groups, so the terminal's
     // SIGINT does not reach them; dropping the run and then the runtime (below) drops every
@@ -465,7 +465,7 @@ pub(super) fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<
     // only if asked for.
     let files = &outputs.files;
     if !files.any_on_stdout() {
-        out!("{}", report.to_console(mcpspec::output::color_stdout()));
+        out!("{}", report.to_console(crate::output::color_stdout()));
     }
     for format in Format::ALL {
         let Some(destination) = files.destination(format) else {
@@ -497,12 +497,12 @@ pub(super) fn write_outputs(mut report: RunReport, outputs: &Outputs) -> Result<
 fn write_transcripts(
     dir: &Path,
     report: &mut RunReport,
-    replay: &mcpspec::report::ReplayHints,
+    replay: &crate::report::ReplayHints,
 ) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     for r in &mut report.results {
         let file = dir.join(format!("{}.yaml", r.id.replace('/', "__")));
-        let yaml = mcpspec::yaml::to_string(&r.transcript_file(Some(replay)))
+        let yaml = crate::yaml::to_string(&r.transcript_file(Some(replay)))
             .map_err(std::io::Error::other)?;
         cli_values::Destination::File(file.clone())
             .write(&yaml)

@@ -39,17 +39,14 @@ pub struct ClientCheck {
     pub description: &'static str,
     /// What a conforming client does, one line.
     pub expectation: &'static str,
-    /// Reference-client faults under which the check must not pass (the mutation test).
+    /// Reference-client faults under which the check must not pass: data for the mutation test
+    /// (`tests/client_mutation.rs`), which the product itself never reads.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub faults: &'static [&'static str],
     pub judge: fn(&Observation) -> Outcome,
 }
 
 impl ClientCheck {
-    /// The area: the id without its last segment.
-    pub fn area(&self) -> &'static str {
-        self.id.rsplit_once('/').map_or(self.id, |(area, _)| area)
-    }
-
     /// Whether `--select`/`--skip` pattern `p` names this check: an id prefix of whole segments,
     /// a cited requirement id, or its scenario's name (the rule of [`crate::Check::matches`],
     /// plus scenarios).

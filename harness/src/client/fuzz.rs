@@ -34,11 +34,7 @@ use crate::client::observation::{ClientEnd, Observation};
 use crate::client::run::{ClientOptions, run_scenario};
 use crate::client::scenario::{FUZZ, Transport};
 use crate::{errln, outln};
-pub use case::{Action, Case, Step};
-
-/// The default time one client run may take while fuzzing: long enough for a client's own
-/// request timeouts (10 s is common) to end its operation with an error first.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
+pub use case::Case;
 
 /// How the client broke.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -335,6 +331,8 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "SECS", default_value = "60", value_parser = parse_duration)]
     pub time: Duration,
     /// Seconds one client run may take before it counts as a hang.
+    // Long enough for a client's own request timeouts (10 s is common) to end its operation
+    // with an error first.
     #[arg(long, value_name = "SECS", default_value = "20", value_parser = parse_duration)]
     pub timeout: Duration,
     /// The bound on shrinking one finding, in seconds.

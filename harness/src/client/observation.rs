@@ -149,9 +149,6 @@ pub struct PeerMessage {
     pub entry: Option<u32>,
     pub conn: u32,
     pub json: Option<Value>,
-    /// The HTTP exchange it went out in, and that exchange's status.
-    pub exchange: Option<u64>,
-    pub status: Option<u16>,
 }
 
 /// A whole scenario's record; see the module doc.
@@ -165,13 +162,9 @@ pub struct Observation {
     pub received: Vec<PeerMessage>,
     /// Every HTTP request (GET and DELETE included), in order.
     pub http: Vec<HttpHead>,
-    /// stdio: how many peer processes the client started (connections to mcpspec).
-    pub connections: u32,
     pub end: ClientEnd,
     /// The last lines the client wrote to stderr.
     pub stderr_tail: Vec<String>,
-    /// Messages counted but not kept (the bounds above).
-    pub dropped: u64,
     /// How long the client ran.
     pub took: Duration,
     pub transcript: Vec<Entry>,
@@ -266,7 +259,7 @@ impl Log {
     }
 
     /// Records a message the peer sent.
-    pub fn peer_message(&self, conn: u32, raw: &[u8], exchange: Option<u64>, status: Option<u16>) {
+    pub fn peer_message(&self, conn: u32, raw: &[u8]) {
         let mut r = self.lock();
         if r.received.len() >= MAX_KEPT || r.kept_bytes + raw.len() > MAX_KEPT_BYTES {
             r.dropped += 1;
@@ -287,8 +280,6 @@ impl Log {
             entry,
             conn,
             json,
-            exchange,
-            status,
         });
     }
 
@@ -366,11 +357,6 @@ impl Log {
         head.header("mcp-session-id").map(str::to_owned)
     }
 
-    /// How many client messages were kept so far.
-    pub fn client_messages(&self) -> usize {
-        self.lock().sent.len()
-    }
-
     /// Client message `index`, if kept.
     pub fn client_message_at(&self, index: usize) -> Option<ClientMessage> {
         self.lock().sent.get(index).cloned()
@@ -386,6 +372,14 @@ impl Log {
         took: Duration,
     ) -> Observation {
         let mut r = self.lock();
+        if r.dropped > 0 {
+            let text = format!(
+                "{} messages were counted but not kept (the record's bounds): the checks judged \
+                 the rest",
+                r.dropped
+            );
+            r.transcript.record(r.connections.max(1), Event::Note { text });
+        }
         r.transcript.record(
             r.connections.max(1),
             Event::Exit {
@@ -398,10 +392,8 @@ impl Log {
             sent: std::mem::take(&mut r.sent),
             received: std::mem::take(&mut r.received),
             http: std::mem::take(&mut r.http),
-            connections: r.connections,
             end,
             stderr_tail,
-            dropped: r.dropped,
             took,
             transcript: r.transcript.entries(),
         }

@@ -375,31 +375,58 @@ async fn a_legacy_warm_up_is_a_ping() {
     assert!(peer.has_answered());
 }
 
-/// The HTTP context line the transport puts before each response's frames (status `status`,
-/// answering the POST of `id`), then `body`.
-fn over_http(status: u16, message: &Value, body: &str) -> Vec<u8> {
-    let mut out = crate::transport::http::CONTEXT_PREFIX.to_vec();
-    out.extend(
-        serde_json::to_vec(&crate::wire::HttpContext {
-            status,
-            request_id: Some(message["id"].clone()),
-        })
-        .unwrap(),
+/// A scripted HTTP endpoint: each POSTed request gets one exchange, status `status`, whose
+/// body is an id-null message with `body`'s members (the typed event the HTTP transport posts).
+fn over_http(status: u16, body: &'static str) -> Peer {
+    let (client_out, server_in) = tokio::io::duplex(1 << 16);
+    let (events, inbound) = tokio::sync::mpsc::channel(16);
+    let task = tokio::spawn(async move {
+        let mut lines = BufReader::new(server_in).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            let exchange = crate::transport::Exchange {
+                http: crate::wire::HttpContext {
+                    status,
+                    request_id: Some(message["id"].clone()),
+                },
+                body: crate::transport::ExchangeBody::Message(
+                    format!("{{\"jsonrpc\":\"2.0\",\"id\":null,{body}}}").into_bytes(),
+                ),
+            };
+            if events.send(Recv::Exchange(exchange)).await.is_err() {
+                break;
+            }
+        }
+        Ok(())
+    });
+    let transport = LineTransport::over_exchanges(
+        Box::new(client_out),
+        inbound,
+        ServerHandle::task(task),
     );
-    out.push(b'\n');
-    out.extend(format!("{{\"jsonrpc\":\"2.0\",\"id\":null,{body}}}\n").into_bytes());
-    out
+    let settings = Settings {
+        expect_timeout: Duration::from_millis(300),
+        startup_timeout: Duration::ZERO,
+        quiet: Duration::from_millis(100),
+        ..Settings::default()
+    };
+    Peer::new(
+        transport,
+        Recorder::default(),
+        1,
+        Era::Modern,
+        Arc::new(settings),
+    )
 }
 
 #[tokio::test]
 async fn an_id_null_error_in_a_4xx_answers_its_post_and_is_remembered_for_pol_29() {
-    let mut peer = scripted(|m| {
-        over_http(
-            400,
-            m,
-            r#""error":{"code":-32020,"message":"Header mismatch"}"#,
-        )
-    });
+    let mut peer = over_http(
+        400,
+        r#""error":{"code":-32020,"message":"Header mismatch"}"#,
+    );
     let reply = peer.call(request("tools/list")).await;
     assert_eq!(reply.error().map(|e| e.code), Some(-32020), "{reply:?}");
     assert_eq!(peer.rec.null_ids(), [("1".to_owned(), 400)]);
@@ -407,7 +434,7 @@ async fn an_id_null_error_in_a_4xx_answers_its_post_and_is_remembered_for_pol_29
 
 #[tokio::test]
 async fn an_id_null_reply_in_a_200_has_the_wrong_id() {
-    let mut peer = scripted(|m| over_http(200, m, r#""result":{"tools":[]}"#));
+    let mut peer = over_http(200, r#""result":{"tools":[]}"#);
     let reply = peer.call(request("tools/list")).await;
     assert!(matches!(reply, Reply::IdLess { .. }), "{reply:?}");
     assert!(

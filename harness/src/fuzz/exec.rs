@@ -17,7 +17,7 @@ use super::oracle::sent::Obligations;
 use super::oracle::{Oracle, TransportKind, Violation};
 use crate::protocol::method;
 use crate::target::{StartError, Target};
-use crate::transport::{LineTransport, Liveness, Recv};
+use crate::transport::{Exchange, ExchangeBody, LineTransport, Liveness, Recv};
 
 pub use super::oracle::PROBE_ID;
 
@@ -255,55 +255,56 @@ async fn run_on(
     let started = Instant::now();
     let hard_stop = started + 4 * options.reply_timeout + options.startup_allowance;
     let mut deadline = started + options.reply_timeout + options.startup_allowance;
-    // Over HTTP each body comes after a line describing its exchange (status, the POSTed id).
-    let mut http: Option<crate::wire::HttpContext> = None;
     let mut closed = false;
     loop {
-        match transport.recv(deadline.min(hard_stop)).await {
+        let answers = match transport.recv(deadline.min(hard_stop)).await {
             Recv::Line(bytes) => {
-                if let Some(ctx) = bytes.strip_prefix(crate::transport::http::CONTEXT_PREFIX) {
-                    http = serde_json::from_slice(ctx).ok();
-                    continue;
-                }
-                if let Some(why) = bytes.strip_prefix(crate::transport::http::FAILURE_PREFIX) {
-                    // An exchange without a JSON-RPC body (a refused connection, a bare status,
-                    // an error page, a body cut short): it may end the case as a reply does.
-                    judge.refusal(http.take().as_ref(), why);
-                } else {
-                    let context = http.take();
-                    let bytes = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
-                    outcome.received += 1;
-                    for answer in judge.line(bytes, context.as_ref()) {
-                        let mut line = answer;
-                        line.push(b'\n');
-                        let _ = transport
-                            .send(&line, Instant::now() + options.reply_timeout)
-                            .await;
-                    }
-                }
-                let complete = judge.complete();
-                if complete && waits.quiet.is_zero() {
-                    break;
-                }
-                deadline = Instant::now()
-                    + if complete {
-                        waits.quiet
-                    } else if judge.probe_answered() {
-                        waits.unanswered.min(options.reply_timeout)
-                    } else {
-                        options.reply_timeout
-                    };
+                outcome.received += 1;
+                judge.line(bytes.strip_suffix(b"\r").unwrap_or(&bytes), None)
             }
-            Recv::Overflow { limit, .. } => judge.violation(
-                Oracle::OversizedOutput,
-                format!("the server wrote a message longer than {limit} bytes"),
-            ),
+            Recv::Exchange(Exchange { http, body }) => match body {
+                ExchangeBody::Message(bytes) => {
+                    outcome.received += 1;
+                    judge.line(&bytes, Some(&http))
+                }
+                // An exchange without a JSON-RPC body (a refused connection, a bare status, an
+                // error page, a body cut short): it may end the case as a reply does.
+                ExchangeBody::Failed(why) => {
+                    judge.refusal(Some(&http), why.as_bytes());
+                    Vec::new()
+                }
+            },
+            Recv::Overflow { limit, .. } => {
+                judge.violation(
+                    Oracle::OversizedOutput,
+                    format!("the server wrote a message longer than {limit} bytes"),
+                );
+                continue;
+            }
             Recv::Closed => {
                 closed = true;
                 break;
             }
             Recv::TimedOut => break,
+        };
+        for mut line in answers {
+            line.push(b'\n');
+            let _ = transport
+                .send(&line, Instant::now() + options.reply_timeout)
+                .await;
         }
+        let complete = judge.complete();
+        if complete && waits.quiet.is_zero() {
+            break;
+        }
+        deadline = Instant::now()
+            + if complete {
+                waits.quiet
+            } else if judge.probe_answered() {
+                waits.unanswered.min(options.reply_timeout)
+            } else {
+                options.reply_timeout
+            };
     }
 
     // Process alive? A closed output or an exit is a crash, whatever else was seen.

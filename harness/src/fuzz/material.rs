@@ -13,7 +13,7 @@ use tokio::time::Instant;
 use super::strategy::{Material, Tool};
 use crate::protocol::{meta, method, version};
 use crate::target::{StartError, Target};
-use crate::transport::{LineTransport, Recv};
+use crate::transport::{ExchangeBody, LineTransport, Recv};
 
 /// Reads the server's lists into `material`; `allowed` are the `--allow-tool` names. Returns
 /// how the lists were read (`modern`, `legacy`, or why not), for the run's first line.
@@ -92,8 +92,13 @@ async fn ask(
     let mut heard = 0;
     while heard < expected {
         let deadline = (Instant::now() + timeout).min(hard_stop);
-        let Recv::Line(bytes) = transport.recv(deadline).await else {
-            break;
+        let bytes = match transport.recv(deadline).await {
+            Recv::Line(bytes) => bytes,
+            Recv::Exchange(exchange) => match exchange.body {
+                ExchangeBody::Message(bytes) => bytes,
+                ExchangeBody::Failed(_) => continue,
+            },
+            _ => break,
         };
         let Ok(message) = serde_json::from_slice::<Value>(&bytes) else {
             continue;

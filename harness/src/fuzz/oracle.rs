@@ -48,6 +48,7 @@ pub enum Oracle {
 }
 
 impl Oracle {
+    #[cfg(test)]
     pub const ALL: &'static [Oracle] = &[
         Oracle::Crash,
         Oracle::Hang,
@@ -123,6 +124,7 @@ impl Oracle {
         format!("{rule} ({transport})")
     }
 
+    #[cfg(test)]
     pub fn from_id(id: &str) -> Option<Oracle> {
         Oracle::ALL.iter().copied().find(|o| o.id() == id)
     }

@@ -215,11 +215,6 @@ impl<'a> Doc<'a> {
         &self.bytes[value.start..value.end]
     }
 
-    /// Where a value's text starts and ends in the line.
-    pub fn span(&self, value: Val) -> std::ops::Range<usize> {
-        value.start..value.end
-    }
-
     /// An integer value (`-32601`, `1e3`), if the number is one and fits an i64.
     pub fn integer(&self, value: Val) -> Option<i64> {
         if value.kind != Kind::Number {
@@ -452,10 +447,6 @@ impl Text {
             .collect()
     }
 
-    /// Whether any code point passes `test`.
-    pub fn any(&self, mut test: impl FnMut(u32) -> bool) -> bool {
-        self.0.iter().any(|&c| test(c))
-    }
 }
 
 impl From<&str> for Text {

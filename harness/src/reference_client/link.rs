@@ -103,6 +103,7 @@ impl Link {
         match self {
             Link::Stdio(t) => match t.recv(deadline).await {
                 Recv::Line(line) => Incoming::Message(Box::new(Frame::decode_owned(line))),
+                Recv::Exchange(exchange) => Incoming::Message(Box::new(exchange.into_frame())),
                 Recv::Overflow { head, limit } => {
                     Incoming::Message(Box::new(Frame::oversized(&head, limit)))
                 }

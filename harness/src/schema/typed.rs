@@ -331,6 +331,7 @@ notifications {});
 /// A 2026-07-28 type by its name in the official schema (`ElicitRequestURLParams` is
 /// `ElicitRequestUrlParams` in the generated code): what the differential test over the
 /// official examples validates each example as. `None` for a name the table does not list.
+#[cfg(any(test, feature = "internals"))]
 pub fn check_modern_named(name: &str, body: &Value) -> Option<Result<(), Violation>> {
     use rms_2026_07_28::mcp_2026_07_28 as t;
     let shape = Shape::Result {

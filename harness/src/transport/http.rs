@@ -25,29 +25,19 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::io::AsyncWrite;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use self::client::{Endpoint, HttpError, Request};
-use super::{LineReader, LineTransport, ServerHandle};
-
-/// Marks a transport line that describes the HTTP exchange of the next line (never a server
-/// byte: server bodies are re-encoded as compact JSON, and a non-JSON body's leading NUL is
-/// replaced).
-pub const CONTEXT_PREFIX: &[u8] = b"\0mcpspec-http ";
-
-/// Marks a transport line that says an exchange produced no JSON-RPC body and why (a refused
-/// connection, a status without a body, a redirect, a body cut short, a reply that is not HTTP).
-/// It follows the exchange's context line, like a body would.
-pub const FAILURE_PREFIX: &[u8] = b"\0mcpspec-http-failure ";
+use super::{Exchange, ExchangeBody, HttpContext, LineTransport, Recv, ServerHandle};
 
 /// How long one HTTP exchange may take in all (an SSE stream included).
 const EXCHANGE_CAP: Duration = Duration::from_secs(30);
 
-/// Lines waiting for the driver. Bounded, so a server that streams events faster than the
+/// Events waiting for the driver. Bounded, so a server that streams events faster than the
 /// driver reads them is slowed down (TCP backpressure) instead of filling memory.
-const LINES_QUEUED: usize = 64;
+const EVENTS_QUEUED: usize = 64;
 
 /// Legacy session state learned from responses, and the era the driver speaks.
 #[derive(Debug, Default)]
@@ -116,30 +106,16 @@ impl EraHint {
 pub fn connect(endpoint: Endpoint, max_message: usize) -> LineTransport {
     let session = Arc::new(Mutex::new(Session::default()));
     let (alive_tx, alive) = watch::channel(());
-    let (client_in, mut pump_out) = tokio::io::duplex(256 * 1024);
-    let (lines_tx, mut lines_rx) = mpsc::channel::<Vec<u8>>(LINES_QUEUED);
-    // One pump writes every response line, so lines from concurrent exchanges never interleave.
-    tokio::spawn(async move {
-        while let Some(mut line) = lines_rx.recv().await {
-            line.push(b'\n');
-            if pump_out.write_all(&line).await.is_err() {
-                return;
-            }
-        }
-    });
+    let (events_tx, events) = mpsc::channel::<Recv>(EVENTS_QUEUED);
     let writer = HttpWriter {
         endpoint: Arc::new(endpoint),
         session: session.clone(),
-        lines: lines_tx,
+        events: events_tx,
         buf: Vec::new(),
         max_message,
         alive,
     };
-    LineTransport::new(
-        Box::new(writer),
-        LineReader::new(Box::new(client_in), max_message),
-        ServerHandle::remote(),
-    )
+    LineTransport::over_exchanges(Box::new(writer), events, ServerHandle::remote())
     .with_era_hint(EraHint {
         session,
         _alive: alive_tx,
@@ -150,7 +126,8 @@ pub fn connect(endpoint: Endpoint, max_message: usize) -> LineTransport {
 struct HttpWriter {
     endpoint: Arc<Endpoint>,
     session: Arc<Mutex<Session>>,
-    lines: mpsc::Sender<Vec<u8>>,
+    /// Where every exchange posts what it brought back, each event whole.
+    events: mpsc::Sender<Recv>,
     buf: Vec<u8>,
     max_message: usize,
     /// Ends when the transport is dropped.
@@ -166,10 +143,10 @@ impl AsyncWrite for HttpWriter {
         self.buf.extend_from_slice(data);
         while let Some(i) = self.buf.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = self.buf.drain(..=i).take(i).collect();
-            let (endpoint, session, lines, max, mut alive) = (
+            let (endpoint, session, events, max, mut alive) = (
                 self.endpoint.clone(),
                 self.session.clone(),
-                self.lines.clone(),
+                self.events.clone(),
                 self.max_message,
                 self.alive.clone(),
             );
@@ -195,7 +172,7 @@ impl AsyncWrite for HttpWriter {
                     }
                 };
                 tokio::select! {
-                    () = exchange(&endpoint, &session, &lines, line, max) => {}
+                    () = exchange(&endpoint, &session, &events, line, max) => {}
                     () = closed => {}
                     // `changed` fails only once the transport (the sender) is gone.
                     _ = alive.changed() => {}
@@ -275,7 +252,7 @@ fn headers_for(body: &[u8], session: &Session) -> Vec<(String, String)> {
 async fn exchange(
     endpoint: &Endpoint,
     session: &Mutex<Session>,
-    lines: &mpsc::Sender<Vec<u8>>,
+    events: &mpsc::Sender<Recv>,
     body: Vec<u8>,
     max: usize,
 ) {
@@ -298,7 +275,12 @@ async fn exchange(
     let request_id = &request_id;
     let fail = |status: u16, why: String| async move {
         if request_id.is_some() || !judged_by_status {
-            let _ = lines.send(with_failure(status, request_id, &why)).await;
+            let http = HttpContext {
+                status,
+                request_id: request_id.clone(),
+            };
+            let failed = ExchangeBody::Failed(why.replace(['\n', '\r'], " "));
+            let _ = events.send(Recv::Exchange(Exchange { http, body: failed })).await;
         }
     };
     let mut request = Request::new("POST").body(body);
@@ -335,16 +317,16 @@ async fn exchange(
                     .await;
                 }
             };
-            let events = match parser.feed(&chunk) {
-                Ok(events) => events,
+            let parsed = match parser.feed(&chunk) {
+                Ok(parsed) => parsed,
                 Err(e) => return fail(status, format!("{}: {e}", status_text(&response))).await,
             };
             // An event without data (a 2025-11-25 priming event, a keep-alive) is no message
             // (POL-27).
-            for e in events.into_iter().filter(|e| !e.data.is_empty()) {
+            for e in parsed.into_iter().filter(|e| !e.data.is_empty()) {
                 note_version(session, is_initialize, e.data.as_bytes());
-                if lines
-                    .send(with_context(status, request_id, e.data.as_bytes()))
+                if events
+                    .send(message(status, request_id, e.data.into_bytes(), max))
                     .await
                     .is_err()
                 {
@@ -379,7 +361,7 @@ async fn exchange(
         return fail(status, why).await;
     }
     note_version(session, is_initialize, &bytes);
-    let _ = lines.send(with_context(status, request_id, &bytes)).await;
+    let _ = events.send(message(status, request_id, bytes, max)).await;
 }
 
 /// The id of a posted request. Requests carry an id; responses the driver posts (to server
@@ -409,36 +391,20 @@ fn status_text(response: &client::Response) -> String {
     text
 }
 
-/// The context line and a failure line as one channel item.
-fn with_failure(status: u16, request_id: &Option<Value>, why: &str) -> Vec<u8> {
-    let mut both = context_line(status, request_id);
-    both.push(b'\n');
-    both.extend_from_slice(FAILURE_PREFIX);
-    both.extend(
-        why.bytes()
-            .map(|b| if b == b'\n' || b == b'\r' { b' ' } else { b }),
-    );
-    both
-}
-
-/// The context line and the body line as one channel item: concurrent exchanges must never
-/// interleave between a body and the line describing it.
-fn with_context(status: u16, request_id: &Option<Value>, body: &[u8]) -> Vec<u8> {
-    let mut both = context_line(status, request_id);
-    both.push(b'\n');
-    both.reserve(body.len());
-    one_line(body, &mut both);
-    both
-}
-
-fn context_line(status: u16, request_id: &Option<Value>) -> Vec<u8> {
-    let ctx = crate::wire::HttpContext {
-        status,
-        request_id: request_id.clone(),
-    };
-    let mut line = CONTEXT_PREFIX.to_vec();
-    line.extend_from_slice(&serde_json::to_vec(&ctx).unwrap_or_default());
-    line
+/// A message an exchange brought back, as the event the driver reads: past the bound only its
+/// head is kept, as a line reader keeps it.
+fn message(status: u16, request_id: &Option<Value>, bytes: Vec<u8>, max: usize) -> Recv {
+    if bytes.len() > max {
+        let head = bytes[..crate::wire::OVERSIZED_HEAD.min(max)].to_vec();
+        return Recv::Overflow { limit: max, head };
+    }
+    Recv::Exchange(Exchange {
+        http: HttpContext {
+            status,
+            request_id: request_id.clone(),
+        },
+        body: ExchangeBody::Message(bytes),
+    })
 }
 
 /// Remembers the negotiated legacy version from an InitializeResult.
@@ -456,15 +422,72 @@ fn note_version(session: &Mutex<Session>, is_initialize: bool, body: &[u8]) {
     }
 }
 
-/// Appends a body as one line: its bytes with line breaks turned into spaces (JSON means the
-/// same with them: inside strings they are always escaped), and a leading NUL replaced so the
-/// line can never pass for a context line. No parse: a body at the size bound is copied once.
-fn one_line(bytes: &[u8], out: &mut Vec<u8>) {
-    out.extend(bytes.iter().enumerate().map(|(i, &b)| {
-        if b == b'\n' || b == b'\r' || (i == 0 && b == 0) {
-            b' '
-        } else {
-            b
-        }
-    }));
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    /// A loopback endpoint that answers one POST with `status` and `body`, byte for byte.
+    async fn answering_once(status: &'static str, body: &'static [u8]) -> Endpoint {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            // The request head and its small body arrive well within one read here.
+            let mut request = vec![0; 64 * 1024];
+            let _ = socket.read(&mut request).await;
+            let head = format!(
+                "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = socket.write_all(head.as_bytes()).await;
+            let _ = socket.write_all(body).await;
+        });
+        Endpoint::parse(&format!("http://127.0.0.1:{port}/mcp")).unwrap()
+    }
+
+    async fn first_event(endpoint: Endpoint) -> Recv {
+        let mut transport = connect(endpoint, 1 << 20);
+        let soon = Instant::now() + Duration::from_secs(5);
+        transport
+            .send(b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n", soon)
+            .await
+            .unwrap();
+        transport.recv(soon).await
+    }
+
+    #[tokio::test]
+    async fn a_body_arrives_as_the_server_wrote_it_with_its_exchange() {
+        // A raw line break inside a JSON string: invalid JSON, and it must stay so (a transport
+        // that made a line of it by turning the break into a space would make it valid).
+        let body = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"a\":\"x\ny\"}}";
+        let event = first_event(answering_once("200 OK", body).await).await;
+        let Recv::Exchange(exchange) = event else {
+            panic!("expected an exchange, got {event:?}");
+        };
+        assert_eq!(exchange.http.status, 200);
+        assert_eq!(exchange.http.request_id, Some(serde_json::json!(7)));
+        assert_eq!(exchange.body, ExchangeBody::Message(body.to_vec()));
+        let frame = exchange.into_frame();
+        assert!(frame.json.is_none() && frame.parsed.is_err(), "{frame:?}");
+    }
+
+    #[tokio::test]
+    async fn a_status_without_a_body_is_a_failed_exchange_saying_so() {
+        let event = first_event(answering_once("503 Service Unavailable", b"").await).await;
+        let Recv::Exchange(Exchange {
+            http,
+            body: ExchangeBody::Failed(why),
+        }) = event
+        else {
+            panic!("expected a failed exchange, got {event:?}");
+        };
+        assert_eq!(http.status, 503);
+        assert_eq!(http.request_id, Some(serde_json::json!(7)));
+        assert!(why.contains("HTTP 503") && why.contains("empty body"), "{why}");
+    }
 }

@@ -3,7 +3,29 @@
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::time::Instant;
 
-use super::Recv;
+/// What one read of a line stream produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineEvent {
+    /// One line, without its terminator.
+    Line(Vec<u8>),
+    /// The peer closed its output (EOF).
+    Closed,
+    /// Nothing arrived before the deadline.
+    TimedOut,
+    /// A line exceeded the bound; its first bytes are kept in `head` (see [`super::Recv`]).
+    Overflow { limit: usize, head: Vec<u8> },
+}
+
+impl From<LineEvent> for super::Recv {
+    fn from(event: LineEvent) -> Self {
+        match event {
+            LineEvent::Line(line) => super::Recv::Line(line),
+            LineEvent::Closed => super::Recv::Closed,
+            LineEvent::TimedOut => super::Recv::TimedOut,
+            LineEvent::Overflow { limit, head } => super::Recv::Overflow { limit, head },
+        }
+    }
+}
 
 /// Splits a byte stream into lines without ever buffering more than `limit` bytes of one line.
 pub struct LineReader {
@@ -42,10 +64,10 @@ impl LineReader {
 
     /// The next line or event, waiting at most until `deadline`. Cancel-safe: dropped before
     /// it completes, it loses no byte.
-    pub async fn next_line(&mut self, deadline: Instant) -> Recv {
+    pub async fn next_line(&mut self, deadline: Instant) -> LineEvent {
         loop {
             if Instant::now() >= deadline {
-                return Recv::TimedOut;
+                return LineEvent::TimedOut;
             }
             if let Some(event) = self.take_buffered() {
                 return event;
@@ -56,9 +78,9 @@ impl LineReader {
                     let line = self.buf[self.start..].to_vec();
                     self.buf.clear();
                     self.start = 0;
-                    return Recv::Line(line);
+                    return LineEvent::Line(line);
                 }
-                return Recv::Closed;
+                return LineEvent::Closed;
             }
             self.compact();
             self.buf.reserve(CHUNK);
@@ -66,7 +88,7 @@ impl LineReader {
             // `select!` whose other branch won) leaves the buffer as it was.
             let read = tokio::time::timeout_at(deadline, self.inner.read_buf(&mut self.buf));
             match read.await {
-                Err(_) => return Recv::TimedOut,
+                Err(_) => return LineEvent::TimedOut,
                 Ok(Ok(0)) | Ok(Err(_)) => self.eof = true,
                 Ok(Ok(_)) => {}
             }
@@ -74,7 +96,7 @@ impl LineReader {
     }
 
     /// Returns a complete line or an overflow event from the buffer, if there is one.
-    fn take_buffered(&mut self) -> Option<Recv> {
+    fn take_buffered(&mut self) -> Option<LineEvent> {
         let pending = &self.buf[self.start..];
         match pending.iter().position(|&b| b == b'\n') {
             Some(i) => {
@@ -86,7 +108,7 @@ impl LineReader {
                 if line.len() > self.limit {
                     return Some(self.overflow(&line));
                 }
-                Some(Recv::Line(line))
+                Some(LineEvent::Line(line))
             }
             None if pending.len() > self.limit => {
                 // Drop what we have and skip until the next newline.
@@ -114,8 +136,8 @@ impl LineReader {
         line
     }
 
-    fn overflow(&self, line: &[u8]) -> Recv {
-        Recv::Overflow {
+    fn overflow(&self, line: &[u8]) -> LineEvent {
+        LineEvent::Overflow {
             limit: self.limit,
             head: line[..line.len().min(crate::wire::OVERSIZED_HEAD.min(self.limit))].to_vec(),
         }
@@ -149,10 +171,10 @@ mod tests {
         let mut lines = LineReader::new(Box::new(r), 100);
         w.write_all(b"a\nbb\r\nccc").await.unwrap();
         drop(w);
-        assert_eq!(lines.next_line(soon()).await, Recv::Line(b"a".to_vec()));
-        assert_eq!(lines.next_line(soon()).await, Recv::Line(b"bb\r".to_vec()));
-        assert_eq!(lines.next_line(soon()).await, Recv::Line(b"ccc".to_vec()));
-        assert_eq!(lines.next_line(soon()).await, Recv::Closed);
+        assert_eq!(lines.next_line(soon()).await, LineEvent::Line(b"a".to_vec()));
+        assert_eq!(lines.next_line(soon()).await, LineEvent::Line(b"bb\r".to_vec()));
+        assert_eq!(lines.next_line(soon()).await, LineEvent::Line(b"ccc".to_vec()));
+        assert_eq!(lines.next_line(soon()).await, LineEvent::Closed);
     }
 
     #[tokio::test]
@@ -160,7 +182,7 @@ mod tests {
         let (_w, r) = tokio::io::duplex(1024);
         let mut lines = LineReader::new(Box::new(r), 100);
         let deadline = Instant::now() + Duration::from_millis(20);
-        assert_eq!(lines.next_line(deadline).await, Recv::TimedOut);
+        assert_eq!(lines.next_line(deadline).await, LineEvent::TimedOut);
     }
 
     #[tokio::test]
@@ -178,12 +200,12 @@ mod tests {
         });
         assert_eq!(
             lines.next_line(soon()).await,
-            Recv::Overflow {
+            LineEvent::Overflow {
                 limit: 1000,
                 head: vec![b'x'; 1000]
             }
         );
-        assert_eq!(lines.next_line(soon()).await, Recv::Line(b"{}".to_vec()));
+        assert_eq!(lines.next_line(soon()).await, LineEvent::Line(b"{}".to_vec()));
         assert!(lines.buf.capacity() < 1000 + 2 * CHUNK);
     }
 
@@ -194,7 +216,7 @@ mod tests {
         tokio::spawn(async move { while w.write_all(b"{}\n").await.is_ok() {} });
         let deadline = Instant::now() + Duration::from_millis(50);
         let mut n = 0u64;
-        while lines.next_line(deadline).await != Recv::TimedOut {
+        while lines.next_line(deadline).await != LineEvent::TimedOut {
             n += 1;
         }
         assert!(n > 0);

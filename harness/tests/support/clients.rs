@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mcpspec::RunReport;
-use mcpspec::client::{ClientCheck, ClientOptions, Transport};
+use mcpspec::client::checks::ClientCheck;
+use mcpspec::client::{ClientOptions, Transport};
 
 use crate::support::repo_root;
 

@@ -85,12 +85,6 @@ pub struct Case {
 }
 
 impl Case {
-    /// Whether any step only makes sense over HTTP.
-    pub fn needs_http(&self) -> bool {
-        self.steps
-            .iter()
-            .any(|s| matches!(s.action, Action::Status { .. } | Action::Framing { .. }))
-    }
 }
 
 impl Injector for Case {

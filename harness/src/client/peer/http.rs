@@ -39,7 +39,7 @@ struct State {
     /// Exchange -> the request it carried (its number and JSON), for injections and expiry.
     carried: HashMap<Exchange, (usize, Value)>,
     /// Response bodies being read: what arrived, and whether it is an event stream.
-    bodies: HashMap<Exchange, (Vec<u8>, bool, u16)>,
+    bodies: HashMap<Exchange, (Vec<u8>, bool)>,
     /// The session that expired (`sessions/expired`), once it has.
     expired: HashSet<String>,
     /// Whether a session expired already (only the first does).
@@ -196,7 +196,7 @@ impl HttpHook for Hook {
         });
         let session = self.log.session_of(exchange);
         let mut state = self.state();
-        state.bodies.insert(exchange, (Vec::new(), sse, status));
+        state.bodies.insert(exchange, (Vec::new(), sse));
         // `sessions/expired`: the session ends as its `tools/list` is answered, before the
         // client can send anything more.
         if self.scenario.has(Behaviour::ExpireSession) && !state.expired_once {
@@ -213,9 +213,9 @@ impl HttpHook for Hook {
     fn response_chunk(&self, exchange: Exchange, chunk: &[u8]) {
         let mut events = Vec::new();
         let mut overflow = None;
-        let status = {
+        {
             let mut state = self.state();
-            let Some((buf, sse, status)) = state.bodies.get_mut(&exchange) else {
+            let Some((buf, sse)) = state.bodies.get_mut(&exchange) else {
                 return;
             };
             buf.extend_from_slice(chunk);
@@ -225,13 +225,12 @@ impl HttpHook for Hook {
             if buf.len() > MAX_PENDING {
                 overflow = Some(std::mem::take(buf));
             }
-            *status
-        };
+        }
         for e in events {
-            self.log.peer_message(1, &e, Some(exchange), Some(status));
+            self.log.peer_message(1, &e);
         }
         if let Some(raw) = overflow {
-            self.log.peer_message(1, &raw, Some(exchange), Some(status));
+            self.log.peer_message(1, &raw);
         }
     }
 
@@ -241,7 +240,7 @@ impl HttpHook for Hook {
             state.carried.remove(&exchange);
             state.bodies.remove(&exchange)
         };
-        let Some((mut buf, sse, status)) = pending else {
+        let Some((mut buf, sse)) = pending else {
             return;
         };
         let messages = if sse {
@@ -253,7 +252,7 @@ impl HttpHook for Hook {
             vec![buf]
         };
         for m in messages {
-            self.log.peer_message(1, &m, Some(exchange), Some(status));
+            self.log.peer_message(1, &m);
         }
     }
 }

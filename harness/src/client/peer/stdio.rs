@@ -28,7 +28,7 @@ use tokio::time::Instant;
 use crate::client::judge::{self, Kind};
 use crate::client::observation::Log;
 use crate::client::peer::inject::{Injector, as_lines};
-use crate::transport::{LineReader, Recv};
+use crate::transport::{LineEvent, LineReader};
 
 /// Peer processes one scenario may start.
 pub const MAX_CONNECTIONS: u32 = 16;
@@ -127,7 +127,7 @@ async fn serve(socket: TcpStream, shared: Arc<Shared>) {
     let (read, mut write) = socket.into_split();
     let mut lines = LineReader::new(Box::new(read), shared.max_line);
     match lines.next_line(Instant::now() + TOKEN_WAIT).await {
-        Recv::Line(t) if t == shared.token.as_bytes() => {}
+        LineEvent::Line(t) if t == shared.token.as_bytes() => {}
         _ => return,
     }
     let conn = shared
@@ -141,16 +141,16 @@ async fn serve(socket: TcpStream, shared: Arc<Shared>) {
     let upstream = async {
         loop {
             let line = match lines.next_line(Instant::now() + IDLE).await {
-                Recv::Line(line) => line,
-                Recv::Overflow { limit, head } => {
+                LineEvent::Line(line) => line,
+                LineEvent::Overflow { limit, head } => {
                     shared.log.note(
                         conn,
                         format!("a line over {limit} bytes from the client, cut"),
                     );
                     head
                 }
-                Recv::Closed => break,
-                Recv::TimedOut => continue,
+                LineEvent::Closed => break,
+                LineEvent::TimedOut => continue,
             };
             if let Some(index) = shared.log.client_message(conn, &line, None) {
                 note_request(&shared, &waiting, index);
@@ -169,13 +169,13 @@ async fn serve(socket: TcpStream, shared: Arc<Shared>) {
         let mut replies = LineReader::new(Box::new(from_server), shared.max_line);
         loop {
             let line = match replies.next_line(Instant::now() + IDLE).await {
-                Recv::Line(line) => line,
-                Recv::Overflow { head, .. } => head,
-                Recv::Closed => break,
-                Recv::TimedOut => continue,
+                LineEvent::Line(line) => line,
+                LineEvent::Overflow { head, .. } => head,
+                LineEvent::Closed => break,
+                LineEvent::TimedOut => continue,
             };
             for out in outgoing(&shared, &waiting, line) {
-                shared.log.peer_message(conn, &out, None, None);
+                shared.log.peer_message(conn, &out);
                 let mut framed = out;
                 framed.push(b'\n');
                 if write.write_all(&framed).await.is_err() {

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use super::sent::{Obligations, Slot};
 use super::{Oracle, PROBE_ID, TransportKind, Violation, allowed_error_code};
 use crate::fuzz::reading::{self, Decoder, Doc, IdKey, Kind, Val};
-use crate::protocol::method;
+use crate::protocol::{self, method};
 use crate::wire::HttpContext;
 
 /// The judge of one case.
@@ -228,7 +228,10 @@ impl<'a> Judge<'a> {
                 None => {}
                 Some(id) if matches!(id.kind, Kind::String | Kind::Number) => {
                     self.server_requests += 1;
-                    answers.push(answer(doc, m, id));
+                    answers.push(protocol::answer_server_request(
+                        doc.is(m, method::PING),
+                        doc.raw(id),
+                    ));
                 }
                 Some(id) => invalid(self, format!("a request's `id` is {}", kind_name(id.kind))),
             }
@@ -474,21 +477,6 @@ fn fits(item: &Item, slot: &Slot) -> bool {
                 && key.as_ref().is_none_or(|k| slot.keys.contains(k))
         }
     }
-}
-
-/// The answer to a server's request: a `ping` is answered, anything else refused. The id goes
-/// back exactly as the server wrote it.
-fn answer(doc: &Doc<'_>, m: Val, id: Val) -> Vec<u8> {
-    let mut line = br#"{"jsonrpc":"2.0","id":"#.to_vec();
-    line.extend_from_slice(doc.raw(id));
-    if doc.is(m, method::PING) {
-        line.extend_from_slice(br#","result":{}}"#);
-    } else {
-        line.extend_from_slice(
-            br#","error":{"code":-32601,"message":"mcpspec fuzz answers only ping"}}"#,
-        );
-    }
-    line
 }
 
 fn shown(doc: &Doc<'_>, v: Val) -> String {
