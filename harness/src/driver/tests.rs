@@ -32,6 +32,11 @@ fn scripted(answer: impl Fn(&Value) -> Vec<u8> + Send + 'static) -> Peer {
         LineReader::new(Box::new(client_in), 1 << 20),
         ServerHandle::task(task),
     );
+    quick_peer(transport)
+}
+
+/// A modern-era peer on `transport` with short waits (a scripted server answers at once).
+fn quick_peer(transport: LineTransport) -> Peer {
     let settings = Settings {
         expect_timeout: Duration::from_millis(300),
         startup_timeout: Duration::ZERO,
@@ -406,19 +411,7 @@ fn over_http(status: u16, body: &'static str) -> Peer {
         inbound,
         ServerHandle::task(task),
     );
-    let settings = Settings {
-        expect_timeout: Duration::from_millis(300),
-        startup_timeout: Duration::ZERO,
-        quiet: Duration::from_millis(100),
-        ..Settings::default()
-    };
-    Peer::new(
-        transport,
-        Recorder::default(),
-        1,
-        Era::Modern,
-        Arc::new(settings),
-    )
+    quick_peer(transport)
 }
 
 #[tokio::test]
