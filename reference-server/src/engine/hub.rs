@@ -165,10 +165,18 @@ impl Hub {
         n
     }
 
-    pub(crate) fn add(&self, mut sub: Subscription) -> u64 {
+    /// Registers `sub`, sending `ack` (the acknowledgement) on its stream as it joins. Both
+    /// happen under the hub's lock: a client that has read the acknowledgement finds the
+    /// subscription registered (an `mcpspec_end_subscriptions` racing it on another HTTP
+    /// connection ends it), and no notification is delivered ahead of the acknowledgement.
+    pub(crate) fn add(&self, mut sub: Subscription, ack: Option<Value>) -> u64 {
         let key = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         sub.key = key;
-        lock(&self.subs).push(sub);
+        let mut subs = lock(&self.subs);
+        if let Some(ack) = ack {
+            send(&sub.out, method::SUBSCRIPTIONS_ACKNOWLEDGED, ack);
+        }
+        subs.push(sub);
         key
     }
 

@@ -125,13 +125,28 @@ pub(crate) async fn listen(scope: &Scope, params: Option<&Value>) -> Result<Valu
         meta::SUBSCRIPTION_ID,
         tag(faults, &id),
     );
-    let mut pending_ack = None;
+    let (mut pending_ack, mut ack_now) = (None, None);
     if faults.has(Fault::ListenAckLate) {
         pending_ack = Some(ack);
     } else if !faults.has(Fault::ListenNoAck) {
-        send(&out, method::SUBSCRIPTIONS_ACKNOWLEDGED, ack);
+        ack_now = Some(ack);
     }
-    if faults.has(Fault::ListenLogOnStream) {
+    let log_on_stream = faults.has(Fault::ListenLogOnStream).then(|| out.clone());
+    let (end_tx, end_rx) = oneshot::channel();
+    let hub = scope.conn.subscriptions.clone();
+    // Registered as it is acknowledged, never after (see `Hub::add`).
+    let key = hub.add(
+        Subscription {
+            key: 0,
+            id: id.clone(),
+            filter,
+            out,
+            pending_ack,
+            end: Some(end_tx),
+        },
+        ack_now,
+    );
+    if let Some(out) = log_on_stream {
         let log = json!({
             "level": "info",
             "logger": crate::features::logging::LOGGER,
@@ -143,16 +158,6 @@ pub(crate) async fn listen(scope: &Scope, params: Option<&Value>) -> Result<Valu
             with_meta(log, meta::SUBSCRIPTION_ID, tag(faults, &id)),
         );
     }
-    let (end_tx, end_rx) = oneshot::channel();
-    let hub = scope.conn.subscriptions.clone();
-    let key = hub.add(Subscription {
-        key: 0,
-        id: id.clone(),
-        filter,
-        out,
-        pending_ack,
-        end: Some(end_tx),
-    });
     let _registration = Registration {
         hub,
         key,
