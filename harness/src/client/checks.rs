@@ -6,9 +6,14 @@
 //! which it must not pass (`reference_client`, `--fault NAME`), and `tests/client_mutation.rs`
 //! runs it under each.
 //!
+//! Only what the client did is judged (POL-34): each check says what the client must have done
+//! for it to apply (called the tool the scenario offers, made a request after the event the
+//! check waits for, …) and is Skipped, saying what was missing, when the client did not.
+//!
 //! How the client ended is judged once, for every check of the scenario, in `run.rs`: a client
 //! that hangs past the timeout, is killed by a signal, writes nothing, or exits non-zero where
-//! the scenario expects success makes the check a Fail naming that.
+//! the scenario expects success makes the check a Fail naming that, unless the check was
+//! Skipped (it stays a Skip, the reason naming the end) and the client sent something.
 
 mod envelope;
 mod hygiene;
@@ -104,6 +109,142 @@ mod prelude {
     /// A Fail quoting `message` as its evidence.
     pub fn fail_at(m: &ClientMessage, text: impl Into<String>) -> Outcome {
         Outcome::fail(text).with_evidence(Some(m.evidence()))
+    }
+}
+
+/// Observations written by hand for the checks' unit tests, recorded through the same [`Log`]
+/// the peer writes (`crate::client::observation::Log`).
+#[cfg(test)]
+pub(crate) mod script {
+    use std::time::Duration;
+
+    use serde_json::Value;
+
+    use crate::client::observation::{ClientEnd, HttpHead, Log, Observation};
+    use crate::client::scenario::{self, Transport};
+    use crate::outcome::Outcome;
+
+    /// A scenario's conversation, message by message.
+    pub struct Script {
+        log: Log,
+        transport: Transport,
+        exchange: u64,
+    }
+
+    impl Script {
+        pub fn new(transport: Transport) -> Self {
+            Self {
+                log: Log::default(),
+                transport,
+                exchange: 0,
+            }
+        }
+
+        /// The client sends `message` (over HTTP a POST without a session, answered 200).
+        pub fn client(self, message: Value) -> Self {
+            match self.transport {
+                Transport::Stdio => {
+                    self.log
+                        .client_message(1, message.to_string().as_bytes(), None);
+                    self
+                }
+                Transport::Http => self.post(message, None, 200, None),
+            }
+        }
+
+        /// The peer sends `message`.
+        pub fn peer(self, message: Value) -> Self {
+            self.log.peer_message(1, message.to_string().as_bytes());
+            self
+        }
+
+        /// HTTP: the client POSTs `message` naming `session`; the peer answers `status`,
+        /// minting `minted`.
+        pub fn post(
+            mut self,
+            message: Value,
+            session: Option<&str>,
+            status: u16,
+            minted: Option<&str>,
+        ) -> Self {
+            let head = self.head("POST", session);
+            self.log.http_request(head.clone());
+            self.log
+                .client_message(1, message.to_string().as_bytes(), Some(head));
+            self.answer(status, minted)
+        }
+
+        /// HTTP: a request without a body (`GET`, `DELETE`) naming `session`, answered `status`.
+        pub fn bare(mut self, method: &str, session: Option<&str>, status: u16) -> Self {
+            let head = self.head(method, session);
+            self.log.http_request(head);
+            self.answer(status, None)
+        }
+
+        fn head(&mut self, method: &str, session: Option<&str>) -> HttpHead {
+            self.exchange += 1;
+            HttpHead {
+                exchange: self.exchange,
+                method: method.to_owned(),
+                target: "/mcp".to_owned(),
+                headers: session
+                    .map(|s| ("mcp-session-id".to_owned(), s.to_owned()))
+                    .into_iter()
+                    .collect(),
+                status: None,
+                minted_session: None,
+            }
+        }
+
+        fn answer(self, status: u16, minted: Option<&str>) -> Self {
+            let headers: Vec<(String, String)> = minted
+                .map(|s| ("mcp-session-id".to_owned(), s.to_owned()))
+                .into_iter()
+                .collect();
+            self.log.http_response(self.exchange, status, &headers);
+            self
+        }
+
+        /// The finished observation of scenario `name`, the client having ended so.
+        pub fn finish(self, name: &str, end: ClientEnd) -> Observation {
+            let scenario = scenario::named(name).expect("a known scenario");
+            self.log
+                .finish(scenario, self.transport, end, Vec::new(), Duration::ZERO)
+        }
+    }
+
+    /// The verdict of check `id` on `obs` (its judgement alone, not how the client ended).
+    pub fn judge(id: &str, obs: &Observation) -> Outcome {
+        let check = super::all()
+            .into_iter()
+            .find(|c| c.id == id)
+            .expect("a known check");
+        (check.judge)(obs)
+    }
+
+    /// A request with `id`, `method` and `params`.
+    pub fn request(id: u64, method: &str, params: Value) -> Value {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    }
+
+    /// A result reply to `id`.
+    pub fn result(id: Value, result: Value) -> Value {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result})
+    }
+
+    /// An error reply to `id`.
+    pub fn error(id: Value, code: i64) -> Value {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": "x"}})
+    }
+
+    /// Asserts `outcome` is of `kind` and its message holds `words`.
+    pub fn assert_verdict(outcome: &Outcome, kind: crate::outcome::Kind, words: &str) {
+        assert_eq!(outcome.kind, kind, "{}", outcome.message);
+        assert!(
+            outcome.message.contains(words),
+            "`{words}` not in: {}",
+            outcome.message
+        );
     }
 }
 

@@ -6,7 +6,11 @@
 //! How the client ended is judged here once, for every check of its scenario: a client that
 //! could not be started is an Error; one that hangs past the timeout, is killed by a signal,
 //! sends nothing, or exits non-zero where the scenario expects success makes every check of
-//! the scenario a Fail that names it (with the check's own finding, if it has one).
+//! the scenario that judged something a Fail that names it (with the check's own finding, if it
+//! has one). A check the client never reached (its judgement a Skip: the client did not do what
+//! the check needs, POL-34) stays a Skip, its reason saying how the client ended; unless the
+//! client sent nothing at all, which every check of the scenario fails. A client that exits 0
+//! early is no problem: what it did is judged, what it did not do is Skipped.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -295,8 +299,13 @@ fn verdict(c: &ClientCheck, obs: &Observation) -> Outcome {
         return Outcome::error(format!("the client could not be run: {why}"));
     }
     let judged = (c.judge)(obs);
+    let reached = !(obs.sent.is_empty() && obs.http.is_empty());
     match end_problem(obs) {
         None => judged,
+        // POL-34: a check the client never reached is not judged by how it ended.
+        Some(problem) if judged.kind == Kind::Skipped && reached => {
+            Outcome::skipped(format!("{} ({problem})", judged.message))
+        }
         Some(problem) => {
             let evidence = judged.evidence.clone().or_else(|| obs.end_evidence());
             match judged.kind {
@@ -339,4 +348,92 @@ fn skipped(c: &ClientCheck, transport: Transport) -> CheckResult {
 
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::client::checks::script::{Script, request, result};
+
+    fn check(id: &str) -> ClientCheck {
+        crate::client::checks::all()
+            .into_iter()
+            .find(|c| c.id == id)
+            .expect("a known check")
+    }
+
+    /// A client that negotiated, listed the tools, called none, and ended so.
+    fn listed_only(end: ClientEnd) -> Observation {
+        Script::new(Transport::Stdio)
+            .client(request(1, "server/discover", json!({})))
+            .peer(result(
+                json!(1),
+                json!({"supportedVersions": ["2026-07-28"]}),
+            ))
+            .client(request(2, "tools/list", json!({})))
+            .peer(result(json!(2), json!({"tools": []})))
+            .finish("sep-2322-client-request-state", end)
+    }
+
+    #[test]
+    fn how_the_client_ended_never_fails_a_check_it_did_not_reach() {
+        let mrtr = check("client/mrtr/fresh-id");
+        let early = result_of(&mrtr, &listed_only(ClientEnd::Exited(0)), false);
+        assert_eq!(
+            early.outcome.kind,
+            Kind::Skipped,
+            "{}",
+            early.outcome.message
+        );
+        let failed = result_of(&mrtr, &listed_only(ClientEnd::Exited(1)), false);
+        assert_eq!(
+            failed.outcome.kind,
+            Kind::Skipped,
+            "{}",
+            failed.outcome.message
+        );
+        assert!(
+            failed
+                .outcome
+                .message
+                .contains("the client exited with status 1"),
+            "the reason names the end: {}",
+            failed.outcome.message
+        );
+        let hung = result_of(
+            &mrtr,
+            &listed_only(ClientEnd::TimedOut(Duration::from_secs(1))),
+            false,
+        );
+        assert_eq!(hung.outcome.kind, Kind::Skipped, "{}", hung.outcome.message);
+    }
+
+    #[test]
+    fn a_bad_end_still_fails_what_was_judged_and_a_client_that_sent_nothing() {
+        let envelope = check("client/envelope/meta-on-every-request");
+        let obs = Script::new(Transport::Stdio)
+            .client(request(
+                1,
+                "tools/list",
+                json!({"_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {}
+                }}),
+            ))
+            .finish("negotiation/modern-only", ClientEnd::Exited(1));
+        let r = result_of(&envelope, &obs, false);
+        assert_eq!(r.outcome.kind, Kind::Fail, "{}", r.outcome.message);
+        let silent = Script::new(Transport::Stdio).finish("tools_call", ClientEnd::Exited(0));
+        for id in ["client/hygiene/jsonrpc-version", "client/mrtr/fresh-id"] {
+            let r = result_of(&check(id), &silent, false);
+            assert_eq!(r.outcome.kind, Kind::Fail, "{id}: {}", r.outcome.message);
+            assert!(
+                r.outcome.message.contains("the client sent nothing"),
+                "{}",
+                r.outcome.message
+            );
+        }
+    }
 }

@@ -101,13 +101,16 @@ pub enum Behaviour {
     /// for the replies.
     ServerRequests,
     /// Serves the official MRTR tools (`test_mrtr_echo_state`, `test_mrtr_no_state`,
-    /// `test_mrtr_unrelated`, `test_mrtr_no_result_type`).
+    /// `test_mrtr_unrelated`, `test_mrtr_no_result_type`); any other tool the client calls
+    /// answers input_required with a `requestState`, then (its retry) without one. Input
+    /// requests only of a kind the client declared (MRTR-3).
     RequestState,
     /// HTTP: the session ends after its `tools/list`; later requests naming it get 404.
     ExpireSession,
-    /// Before the reply to the client's request after `tools/list` (its `tools/call`): an
-    /// unknown notification, a reply to an id the client never used and a line that is not
-    /// JSON (stdio), or the same as SSE events before the reply (HTTP).
+    /// Before the reply to the client's first `tools/call` (whatever tool it names) or to its
+    /// first other request after `tools/list`: an unknown notification, a reply to an id the
+    /// client never used and a line that is not JSON (stdio), or the same as SSE events before
+    /// the reply (HTTP).
     UnexpectedMessages,
     /// Serves requests without the `_meta` envelope or the HTTP headers of 2026-07-28 (the
     /// official suite's mocks do; the scenario judges something else).
@@ -246,7 +249,7 @@ static SCENARIOS: [Scenario; 16] = [
     },
     Scenario {
         name: "sep-2322-client-request-state",
-        description: "A modern peer whose tools answer input_required with and without requestState (the official suite's MRTR client scenario).",
+        description: "A modern peer whose tools answer input_required with and without requestState (the official suite's MRTR client scenario; any other tool called answers so too).",
         operation: Operation::RequestState,
         transports: BOTH,
         protocol_version: version::MODERN,
@@ -389,7 +392,7 @@ static SCENARIOS: [Scenario; 16] = [
     },
     Scenario {
         name: "robustness/unexpected-messages",
-        description: "A dual-era peer that sends an unknown notification, a reply to an id never used and a line that is not JSON-RPC before the reply to the client's tools/call.",
+        description: "A dual-era peer that sends an unknown notification, a reply to an id never used and a line that is not JSON-RPC before the reply to the client's first tools/call (or its first other request after tools/list).",
         operation: Operation::ToolsCall,
         transports: BOTH,
         protocol_version: version::MODERN,

@@ -1,5 +1,9 @@
 //! `client/envelope/*` and `client/request-metadata/*`: the 2026-07-28 request envelope (CLI-1)
 //! on every request, the HTTP headers that repeat it, and the methods the era removed (CLI-9).
+//!
+//! What the client must have done for a check to apply (POL-34): sent a request (CLI-9: completed
+//! a `server/discover`); otherwise Skipped. A client that sent nothing at all fails every check
+//! of the scenario through how it ended (`run.rs`).
 
 use super::prelude::*;
 
@@ -99,7 +103,7 @@ fn meta_on_every_request(obs: &Observation) -> Outcome {
         }
     }
     if count == 0 {
-        return Outcome::fail("the client sent no request");
+        return Outcome::skipped("the client sent no request: nothing to judge");
     }
     Outcome::pass(format!("all {count} request(s) carry the envelope"))
 }
@@ -138,7 +142,7 @@ fn version_header_matches_meta(obs: &Observation) -> Outcome {
         }
     }
     if count == 0 {
-        return Outcome::fail("the client sent no request");
+        return Outcome::skipped("the client sent no request: nothing to judge");
     }
     Outcome::pass(format!(
         "all {count} request POST(s) carry MCP-Protocol-Version equal to `_meta`"
@@ -181,7 +185,7 @@ fn method_headers(obs: &Observation) -> Outcome {
         }
     }
     if count == 0 {
-        return Outcome::fail("the client sent no request or notification");
+        return Outcome::skipped("the client sent no request or notification: nothing to judge");
     }
     Outcome::pass(format!(
         "Mcp-Method (and Mcp-Name where due) on all {count} POST(s)"
@@ -229,7 +233,40 @@ fn meta_and_header(obs: &Observation) -> Outcome {
         }
     }
     if count == 0 {
-        return Outcome::fail("the client sent no request");
+        return Outcome::skipped("the client sent no request: nothing to judge");
     }
     Outcome::pass(format!("the envelope on all {count} request(s)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::client::checks::script::{Script, assert_verdict, judge, result};
+    use crate::client::observation::ClientEnd;
+    use crate::client::scenario::Transport;
+    use crate::outcome::Kind;
+
+    #[test]
+    fn a_client_that_sent_no_request_is_skipped() {
+        let obs = Script::new(Transport::Http)
+            .client(result(json!(7), json!({})))
+            .finish("negotiation/modern-only", ClientEnd::Exited(0));
+        for id in [
+            "client/envelope/meta-on-every-request",
+            "client/envelope/version-header-matches-meta",
+            "client/envelope/method-headers",
+            "client/envelope/no-removed-methods",
+        ] {
+            assert_eq!(judge(id, &obs).kind, Kind::Skipped, "{id}");
+        }
+        let metadata = Script::new(Transport::Http)
+            .client(result(json!(7), json!({})))
+            .finish("request-metadata", ClientEnd::Exited(0));
+        assert_verdict(
+            &judge("client/request-metadata/meta-on-every-request", &metadata),
+            Kind::Skipped,
+            "no request",
+        );
+    }
 }

@@ -1,5 +1,9 @@
 //! `client/hygiene/*`: JSON-RPC hygiene of everything the client sends (CLI-5), judged on the
 //! official `tools_call` scenario.
+//!
+//! What the client must have done for a check to apply (POL-34): sent a message (ids: a
+//! request; notifications: a `notifications/*` message); otherwise Skipped. A client that sent
+//! nothing at all fails every check of the scenario through how it ended (`run.rs`).
 
 use std::collections::HashMap;
 
@@ -58,7 +62,7 @@ fn jsonrpc_version(obs: &Observation) -> Outcome {
         }
     }
     if obs.sent.is_empty() {
-        return Outcome::fail("the client sent nothing");
+        return Outcome::skipped("the client sent no message: nothing to judge");
     }
     Outcome::pass(format!(
         "all {} message(s) say \"jsonrpc\": \"2.0\"",
@@ -103,22 +107,74 @@ fn unique_ids(obs: &Observation) -> Outcome {
         }
     }
     if count == 0 {
-        return Outcome::fail("the client sent no request");
+        return Outcome::skipped("the client sent no request: no id to judge");
     }
     Outcome::pass(format!("{count} request id(s), none reused"))
 }
 
 fn notifications_without_id(obs: &Observation) -> Outcome {
-    let with_id = obs.sent.iter().find(|m| {
-        m.json.as_ref().is_some_and(|j| {
-            j.get("method")
+    let notifications: Vec<&ClientMessage> = obs
+        .sent
+        .iter()
+        .filter(|m| {
+            m.json
+                .as_ref()
+                .and_then(|j| j.get("method"))
                 .and_then(Value::as_str)
                 .is_some_and(|name| name.starts_with("notifications/"))
-                && j.get("id").is_some()
         })
-    });
-    match with_id {
+        .collect();
+    if notifications.is_empty() {
+        return Outcome::skipped(
+            "the client sent no `notifications/*` message (a 2026-07-28 client need send none \
+             here): nothing to judge",
+        );
+    }
+    match notifications
+        .iter()
+        .find(|m| m.json.as_ref().is_some_and(|j| j.get("id").is_some()))
+    {
         Some(m) => fail_at(m, "a `notifications/*` message carries an `id`"),
-        None => Outcome::pass("no notification carries an id"),
+        None => Outcome::pass(format!(
+            "{} notification(s), none with an id",
+            notifications.len()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::client::checks::script::{Script, assert_verdict, judge, request};
+    use crate::client::observation::ClientEnd;
+    use crate::client::scenario::Transport;
+    use crate::outcome::Kind;
+
+    const NOTIFICATIONS: &str = "client/hygiene/notifications-without-id";
+
+    #[test]
+    fn notifications_are_judged_only_when_the_client_sent_some() {
+        let modern = Script::new(Transport::Stdio)
+            .client(request(1, "server/discover", json!({})))
+            .finish("tools_call", ClientEnd::Exited(0));
+        assert_verdict(
+            &judge(NOTIFICATIONS, &modern),
+            Kind::Skipped,
+            "no `notifications/*` message",
+        );
+        let with_id = Script::new(Transport::Stdio)
+            .client(json!({"jsonrpc": "2.0", "id": 9, "method": "notifications/initialized"}))
+            .finish("tools_call", ClientEnd::Exited(0));
+        assert_eq!(judge(NOTIFICATIONS, &with_id).kind, Kind::Fail);
+        let bare = Script::new(Transport::Stdio)
+            .client(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .finish("tools_call", ClientEnd::Exited(0));
+        assert_eq!(judge(NOTIFICATIONS, &bare).kind, Kind::Pass);
+        assert_verdict(
+            &judge("client/hygiene/unique-ids", &bare),
+            Kind::Skipped,
+            "no request",
+        );
     }
 }

@@ -1,6 +1,10 @@
 //! `client/lifecycle/*`: the legacy handshake from the client's side (CLI-4): `initialize`
 //! first, `notifications/initialized` after its result, other requests after that, and no
 //! session with a server whose version the client does not support.
+//!
+//! What the client must have done for a check to apply (POL-34): sent `initialize` (for the
+//! order of requests: sent a request after it); otherwise Skipped. A client that sent nothing at
+//! all fails every check of the scenario through how it ended (`run.rs`).
 
 use super::prelude::*;
 
@@ -70,12 +74,20 @@ fn initialize_first(obs: &Observation) -> Outcome {
         .filter(|m| m.is_request())
         .find(|m| m.method() != Some(method::PING));
     match first {
-        None => Outcome::fail("the client never sent `initialize`"),
+        None => Outcome::skipped(
+            "the client sent no request (but `ping`) after its last `server/discover`: no \
+             handshake to judge",
+        ),
         Some(m) if m.method() == Some(method::INITIALIZE) => {
             Outcome::pass("`initialize` is the first request")
         }
         Some(m) => fail_at(m, format!("{} came before any `initialize`", m.describe())),
     }
+}
+
+/// The Skip of a check of the handshake when the client never began one.
+fn never_initialized() -> Outcome {
+    Outcome::skipped("the client never sent `initialize`: no handshake to judge")
 }
 
 /// The first `initialize` and the peer's reply to it.
@@ -87,7 +99,7 @@ fn handshake(obs: &Observation) -> Option<(&ClientMessage, Option<&PeerMessage>)
 
 fn initialized_after_result(obs: &Observation) -> Outcome {
     let Some((initialize, reply)) = handshake(obs) else {
-        return Outcome::fail("the client never sent `initialize`");
+        return never_initialized();
     };
     let Some(result) = reply.filter(|r| r.json.as_ref().is_some_and(|j| j.get("result").is_some()))
     else {
@@ -116,19 +128,27 @@ fn initialized_after_result(obs: &Observation) -> Outcome {
 
 fn requests_after_initialized(obs: &Observation) -> Outcome {
     let Some((initialize, _)) = handshake(obs) else {
-        return Outcome::fail("the client never sent `initialize`");
+        return never_initialized();
     };
-    let early = obs
+    let judged = |m: &&ClientMessage| {
+        m.is_request() && !matches!(m.method(), Some(method::PING | method::INITIALIZE))
+    };
+    let after = obs
         .sent
         .iter()
         .skip_while(|m| !std::ptr::eq(*m, initialize))
-        .skip(1)
+        .skip(1);
+    let early = after
+        .clone()
         .take_while(|m| m.method() != Some(method::INITIALIZED))
-        .find(|m| m.is_request() && !matches!(m.method(), Some(method::PING | method::INITIALIZE)));
+        .find(judged);
     match early {
         Some(m) => fail_at(
             m,
             format!("{} came before `notifications/initialized`", m.describe()),
+        ),
+        None if !after.clone().any(|m| judged(&m)) => Outcome::skipped(
+            "the client sent no request (but `ping`) after `initialize`: no order to judge",
         ),
         None => Outcome::pass("no request but ping before `notifications/initialized`"),
     }
@@ -136,7 +156,7 @@ fn requests_after_initialized(obs: &Observation) -> Outcome {
 
 fn disconnects_on_unsupported_version(obs: &Observation) -> Outcome {
     let Some((initialize, reply)) = handshake(obs) else {
-        return Outcome::fail("the client never sent `initialize`");
+        return never_initialized();
     };
     let answered = reply
         .and_then(|r| r.json.as_ref())
@@ -167,5 +187,61 @@ fn disconnects_on_unsupported_version(obs: &Observation) -> Outcome {
         None => Outcome::pass(format!(
             "went no further after protocolVersion `{answered}`"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::client::checks::script::{Script, assert_verdict, judge, request, result};
+    use crate::client::observation::ClientEnd;
+    use crate::client::scenario::Transport;
+    use crate::outcome::Kind;
+
+    #[test]
+    fn a_client_that_never_initialized_is_skipped() {
+        let obs = Script::new(Transport::Stdio)
+            .client(request(1, "server/discover", json!({})))
+            .finish("initialize", ClientEnd::Exited(1));
+        for id in [
+            "client/lifecycle/initialize-first",
+            "client/lifecycle/initialized-after-result",
+            "client/lifecycle/requests-after-initialized",
+        ] {
+            assert_eq!(judge(id, &obs).kind, Kind::Skipped, "{id}");
+        }
+        let unsupported = Script::new(Transport::Stdio)
+            .client(request(1, "server/discover", json!({})))
+            .finish("lifecycle/unsupported-version", ClientEnd::Exited(1));
+        assert_verdict(
+            &judge(
+                "client/lifecycle/disconnects-on-unsupported-version",
+                &unsupported,
+            ),
+            Kind::Skipped,
+            "never sent `initialize`",
+        );
+    }
+
+    #[test]
+    fn no_request_after_the_handshake_leaves_no_order_to_judge() {
+        let handshake = || {
+            Script::new(Transport::Stdio)
+                .client(request(
+                    1,
+                    "initialize",
+                    json!({"protocolVersion": "2025-11-25"}),
+                ))
+                .peer(result(json!(1), json!({"protocolVersion": "2025-11-25"})))
+                .client(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        };
+        let id = "client/lifecycle/requests-after-initialized";
+        let quiet = handshake().finish("initialize", ClientEnd::Exited(0));
+        assert_verdict(&judge(id, &quiet), Kind::Skipped, "no order to judge");
+        let listed = handshake()
+            .client(request(2, "tools/list", json!({})))
+            .finish("initialize", ClientEnd::Exited(0));
+        assert_eq!(judge(id, &listed).kind, Kind::Pass);
     }
 }

@@ -1,8 +1,14 @@
 //! `client/mrtr/*`: multi-round-trip requests (CLI-7) on the official
 //! `sep-2322-client-request-state` scenario. The peer answers `test_mrtr_echo_state` with an
 //! InputRequiredResult holding a `requestState` that changes if it is parsed and written again,
-//! and `test_mrtr_no_state` with one holding none; each check finds the client's retry of the
-//! same tool after that reply and judges it.
+//! and `test_mrtr_no_state` with one holding none; any other tool the client calls gets the
+//! first, then (its retry) the second. Input requests are only of a kind the client declared
+//! (MRTR-3). Each check finds the client's retry of the same tool after that reply and judges
+//! it.
+//!
+//! What the client must have done for a check to apply (POL-34): called a tool and got an
+//! InputRequiredResult (of the kind the check judges); otherwise the check is Skipped saying
+//! which was missing. A client that got one and never retried fails.
 
 use super::prelude::*;
 
@@ -69,7 +75,8 @@ impl Round<'_> {
     }
 }
 
-/// Every round the peer opened; `Err` with a Fail when none reached the client.
+/// Every round the peer opened; `Err` with a Skip naming what the client did not do when none
+/// reached it.
 fn rounds(obs: &Observation) -> Result<Vec<Round<'_>>, Outcome> {
     let mut rounds = Vec::new();
     for p in &obs.received {
@@ -102,10 +109,17 @@ fn rounds(obs: &Observation) -> Result<Vec<Round<'_>>, Outcome> {
         });
     }
     if rounds.is_empty() {
-        return Err(Outcome::fail(
-            "no InputRequiredResult reached the client: it never called test_mrtr_echo_state or \
-             test_mrtr_no_state",
-        ));
+        let calls = obs.requests_of(method::TOOLS_CALL).count();
+        return Err(Outcome::skipped(if calls == 0 {
+            "the client never called a tool: CLI-7 needs a tools/call that gets an \
+             InputRequiredResult"
+                .to_owned()
+        } else {
+            format!(
+                "no InputRequiredResult reached the client: its {calls} tools/call(s) were \
+                 answered otherwise (CLI-7 needs one that gets an InputRequiredResult)"
+            )
+        }));
     }
     Ok(rounds)
 }
@@ -154,7 +168,9 @@ fn request_state_echoed(obs: &Observation) -> Outcome {
         judged += 1;
     }
     if judged == 0 {
-        return Outcome::fail("no InputRequiredResult with a requestState reached the client");
+        return Outcome::skipped(
+            "no InputRequiredResult with a requestState reached the client (nothing to echo)",
+        );
     }
     Outcome::pass("requestState echoed exactly")
 }
@@ -197,7 +213,12 @@ fn no_state_when_absent(obs: &Observation) -> Outcome {
         Err(fail) => return fail,
     };
     let Some(round) = rounds.iter().find(|r| r.state().is_none()) else {
-        return Outcome::fail("no InputRequiredResult without a requestState reached the client");
+        return Outcome::skipped(format!(
+            "no InputRequiredResult without a requestState reached the client: the peer sends \
+             one only with an input request, and only of a kind the client declared (it \
+             declared {})",
+            declared_inputs(obs)
+        ));
     };
     let retry = match retry_of(round) {
         Ok(r) => r,
@@ -221,17 +242,22 @@ fn input_responses(obs: &Observation) -> Outcome {
         Ok(r) => r,
         Err(fail) => return fail,
     };
+    let mut judged = 0;
     for round in &rounds {
-        let retry = match retry_of(round) {
-            Ok(r) => r,
-            Err(fail) => return fail,
-        };
         let asked: Vec<&String> = round
             .result
             .get("inputRequests")
             .and_then(Value::as_object)
             .map(|o| o.keys().collect())
             .unwrap_or_default();
+        if asked.is_empty() {
+            continue;
+        }
+        let retry = match retry_of(round) {
+            Ok(r) => r,
+            Err(fail) => return fail,
+        };
+        judged += 1;
         let given = retry
             .params()
             .and_then(|p| p.get("inputResponses"))
@@ -252,8 +278,130 @@ fn input_responses(obs: &Observation) -> Outcome {
             );
         }
     }
+    if judged == 0 {
+        return Outcome::skipped(format!(
+            "no InputRequiredResult with input requests reached the client: the peer asks only \
+             for a kind of input the client declared (it declared {})",
+            declared_inputs(obs)
+        ));
+    }
     Outcome::pass(format!(
-        "{} retry(ies), each answering every input request",
-        rounds.len()
+        "{judged} retry(ies), each answering every input request"
     ))
+}
+
+/// The kinds of input (elicitation, sampling, roots) the client's tools/call requests declared
+/// in their `clientCapabilities`, in words.
+fn declared_inputs(obs: &Observation) -> String {
+    let declared: Vec<&str> = ["elicitation", "sampling", "roots"]
+        .into_iter()
+        .filter(|capability| {
+            obs.requests_of(method::TOOLS_CALL).any(|m| {
+                judge::meta_of(m.json.as_ref())
+                    .and_then(|envelope| envelope.get(meta::CLIENT_CAPABILITIES))
+                    .and_then(|c| c.get(*capability))
+                    .is_some_and(|c| !c.is_null())
+            })
+        })
+        .collect();
+    if declared.is_empty() {
+        "none of elicitation, sampling, roots".to_owned()
+    } else {
+        declared.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::client::checks::script::{Script, assert_verdict, judge, request, result};
+    use crate::client::observation::ClientEnd;
+    use crate::client::scenario::Transport;
+    use crate::outcome::Kind;
+
+    const SCENARIO: &str = "sep-2322-client-request-state";
+    const CHECKS: [&str; 4] = [
+        "client/mrtr/request-state-echoed",
+        "client/mrtr/fresh-id",
+        "client/mrtr/no-state-when-absent",
+        "client/mrtr/input-responses",
+    ];
+
+    fn listed() -> Script {
+        Script::new(Transport::Stdio)
+            .client(request(1, "server/discover", json!({})))
+            .peer(result(
+                json!(1),
+                json!({"supportedVersions": ["2026-07-28"]}),
+            ))
+            .client(request(2, "tools/list", json!({})))
+            .peer(result(json!(2), json!({"tools": []})))
+    }
+
+    #[test]
+    fn a_client_that_calls_no_tool_is_skipped_not_failed() {
+        let obs = listed().finish(SCENARIO, ClientEnd::Exited(0));
+        for id in CHECKS {
+            assert_verdict(
+                &judge(id, &obs),
+                Kind::Skipped,
+                "the client never called a tool",
+            );
+        }
+    }
+
+    #[test]
+    fn a_call_answered_otherwise_is_skipped_saying_so() {
+        let obs = listed()
+            .client(request(3, "tools/call", json!({"name": "x"})))
+            .peer(result(json!(3), json!({"content": []})))
+            .finish(SCENARIO, ClientEnd::Exited(0));
+        for id in CHECKS {
+            assert_verdict(&judge(id, &obs), Kind::Skipped, "1 tools/call(s)");
+        }
+    }
+
+    #[test]
+    fn a_state_only_round_judges_the_echo_and_skips_the_rest() {
+        let state = json!({"resultType": "input_required", "requestState": "s-1"});
+        let obs = listed()
+            .client(request(3, "tools/call", json!({"name": "x"})))
+            .peer(result(json!(3), state))
+            .client(request(
+                4,
+                "tools/call",
+                json!({"name": "x", "requestState": "s-1"}),
+            ))
+            .peer(result(json!(4), json!({"content": []})))
+            .finish(SCENARIO, ClientEnd::Exited(0));
+        assert_eq!(judge(CHECKS[0], &obs).kind, Kind::Pass);
+        assert_eq!(judge(CHECKS[1], &obs).kind, Kind::Pass);
+        assert_verdict(
+            &judge(CHECKS[2], &obs),
+            Kind::Skipped,
+            "none of elicitation, sampling, roots",
+        );
+        assert_verdict(
+            &judge(CHECKS[3], &obs),
+            Kind::Skipped,
+            "no InputRequiredResult with input requests",
+        );
+    }
+
+    #[test]
+    fn an_input_required_result_never_retried_fails() {
+        let asked = json!({
+            "resultType": "input_required",
+            "requestState": "s-1",
+            "inputRequests": {"confirm": {"method": "elicitation/create", "params": {}}}
+        });
+        let obs = listed()
+            .client(request(3, "tools/call", json!({"name": "x"})))
+            .peer(result(json!(3), asked))
+            .finish(SCENARIO, ClientEnd::Exited(0));
+        for id in [CHECKS[0], CHECKS[1], CHECKS[3]] {
+            assert_verdict(&judge(id, &obs), Kind::Fail, "never retried");
+        }
+    }
 }

@@ -1,5 +1,9 @@
 //! `client/negotiation/*`: version fallback (CLI-2) and bounded negotiation (CLI-3), each
 //! against a peer that answers `server/discover` its own way.
+//!
+//! What the client must have done for a check to apply (POL-34): sent a request (the fallback
+//! checks: `server/discover` or `initialize`); otherwise Skipped. A client that sent nothing at
+//! all fails every check of the scenario through how it ended (`run.rs`).
 
 use super::prelude::*;
 
@@ -111,9 +115,14 @@ fn asked_version(m: &ClientMessage) -> Option<String> {
     judge::meta_version(m.json.as_ref()).map(str::to_owned)
 }
 
+/// The Skip of a check that judges the client's requests when it sent none.
+fn no_request() -> Outcome {
+    Outcome::skipped("the client sent no request or notification: nothing to judge")
+}
+
 fn discovers_first(obs: &Observation) -> Outcome {
     let Some(first) = obs.first_call() else {
-        return Outcome::fail("the client sent no request");
+        return no_request();
     };
     let initialize = obs.requests_of(method::INITIALIZE).next();
     match (first.method(), judge::meta_version(first.json.as_ref())) {
@@ -175,7 +184,7 @@ fn dual_uses_modern(obs: &Observation) -> Outcome {
 fn retries_listed_version(obs: &Observation) -> Outcome {
     let mut requests = obs.requests();
     let Some(first) = requests.next() else {
-        return Outcome::fail("the client sent no request");
+        return no_request();
     };
     let refused = first.method().unwrap_or_default().to_owned();
     let Some(retry) = requests.next() else {
@@ -238,7 +247,10 @@ fn falls_back(obs: &Observation) -> Outcome {
                 "the client never tried `server/discover` (a legacy-only client): there was \
                  nothing to fall back from",
             ),
-            None => Outcome::fail("the client sent neither `server/discover` nor `initialize`"),
+            None => Outcome::skipped(
+                "the client sent neither `server/discover` nor `initialize`: no refusal to fall \
+                 back from",
+            ),
         };
     };
     let after = obs
@@ -294,6 +306,9 @@ fn stops_after_version_errors(obs: &Observation) -> Outcome {
         attempts.entry(v).or_default().push(m);
     }
     let total: usize = attempts.values().map(Vec::len).sum();
+    if total == 0 {
+        return Outcome::skipped("the client sent no request: no version error to stop after");
+    }
     let looped = attempts
         .iter()
         .find(|(_, tries)| tries.len() > MAX_ATTEMPTS_PER_VERSION);
@@ -321,5 +336,44 @@ fn stops_after_version_errors(obs: &Observation) -> Outcome {
             "stopped after {total} request(s) ({summary}) and exited with an error"
         )),
         _ => Outcome::pass(format!("{total} request(s) ({summary})")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::client::checks::script::{Script, judge, result};
+    use crate::client::observation::ClientEnd;
+    use crate::client::scenario::Transport;
+    use crate::outcome::Kind;
+
+    #[test]
+    fn a_client_that_sent_no_request_is_skipped() {
+        for (id, scenario) in [
+            (
+                "client/negotiation/discovers-first",
+                "negotiation/modern-only",
+            ),
+            ("client/negotiation/dual-uses-modern", "negotiation/dual"),
+            (
+                "client/negotiation/retries-listed-version",
+                "request-metadata",
+            ),
+            (
+                "client/negotiation/falls-back-on-method-not-found",
+                "negotiation/legacy-only",
+            ),
+            (
+                "client/negotiation/stops-after-version-errors",
+                "negotiation/version-error-forever",
+            ),
+        ] {
+            // Only a reply to nothing: no request or notification.
+            let obs = Script::new(Transport::Stdio)
+                .client(result(json!(7), json!({})))
+                .finish(scenario, ClientEnd::Exited(0));
+            assert_eq!(judge(id, &obs).kind, Kind::Skipped, "{id}");
+        }
     }
 }

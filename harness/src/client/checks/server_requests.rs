@@ -2,6 +2,12 @@
 //! peer asks `ping`, `roots/list`, `sampling/createMessage`, `elicitation/create` and an
 //! unknown method before it answers `tools/list`; the checks match each request on the wire to
 //! the client's reply by id.
+//!
+//! What the client must have done for a check to apply (POL-34): received the peer's requests
+//! (over HTTP a legacy server sends them on the session's GET stream, which a client may not
+//! open), and for the capability checks declared (or not) the capability. Otherwise Skipped.
+//! A request for a capability the client did not declare gets an error, which SHOULD be -32601
+//! (the roots page says so): another code is NonStrict; a result, or no reply, fails.
 
 use super::prelude::*;
 use crate::client::scenario::{SAMPLING, UNKNOWN_METHOD};
@@ -36,7 +42,7 @@ pub fn group() -> Vec<ClientCheck> {
             level: Level::Must,
             scenario: "server-requests/legacy",
             only: None,
-            description: "A request for a capability the client did not declare gets -32601.",
+            description: "A request for a capability the client did not declare gets an error (SHOULD be -32601; another code is NonStrict).",
             expectation: "Error -32601 for `roots/list`, `sampling/createMessage`, `elicitation/create` without the capability.",
             faults: &["ignore-server-requests", "result-for-undeclared"],
             judge: undeclared,
@@ -186,6 +192,7 @@ fn judge_capabilities(obs: &Observation, want_declared: bool) -> Outcome {
         Err(skip) => return skip,
     };
     let mut judged = Vec::new();
+    let mut other_codes = Vec::new();
     for a in &asked {
         let Some(capability) = capability_of(a.method) else {
             continue;
@@ -194,16 +201,20 @@ fn judge_capabilities(obs: &Observation, want_declared: bool) -> Outcome {
             continue;
         }
         let reply = a.replies.first();
-        let ok = match reply {
-            Some(r) if want_declared => result_of(r).is_some(),
-            Some(r) => error_code(r) == Some(code::METHOD_NOT_FOUND),
-            None => false,
+        let (ok, other_code) = match reply {
+            Some(r) if want_declared => (result_of(r).is_some(), None),
+            Some(r) => match (result_of(r), error_code(r)) {
+                (None, Some(code::METHOD_NOT_FOUND)) => (true, None),
+                (None, Some(other)) => (true, Some(other)),
+                _ => (false, None),
+            },
+            None => (false, None),
         };
         if !ok {
             let wanted = if want_declared {
                 "a result"
             } else {
-                "error -32601"
+                "an error (-32601)"
             };
             let declared = if want_declared {
                 "declared"
@@ -217,6 +228,9 @@ fn judge_capabilities(obs: &Observation, want_declared: bool) -> Outcome {
             ))
             .with_evidence(reply.map(|r| r.evidence()));
         }
+        if let (Some(other), Some(r)) = (other_code, reply) {
+            other_codes.push((a.method, capability, other, *r));
+        }
         judged.push(a.method);
     }
     if judged.is_empty() {
@@ -225,6 +239,20 @@ fn judge_capabilities(obs: &Observation, want_declared: bool) -> Outcome {
         } else {
             "the client declared roots, sampling and elicitation: none is undeclared"
         });
+    }
+    if !other_codes.is_empty() {
+        let listed: Vec<String> = other_codes
+            .iter()
+            .map(|(m, capability, c, _)| {
+                format!("`{m}` (the client did not declare `{capability}`) got error {c}")
+            })
+            .collect();
+        return Outcome::non_strict(format!(
+            "{}: an error, as due, but not the -32601 a client SHOULD answer for a capability \
+             it did not declare",
+            listed.join(", ")
+        ))
+        .with_evidence(other_codes.first().map(|(.., r)| r.evidence()));
     }
     Outcome::pass(format!("{} answered as due", judged.join(", ")))
 }
@@ -291,4 +319,63 @@ fn reply_ids(obs: &Observation) -> Outcome {
         "{} server request(s), each answered once with its id",
         asked.len()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::client::checks::script::{Script, assert_verdict, error, judge, request, result};
+    use crate::client::observation::ClientEnd;
+    use crate::client::scenario::Transport;
+    use crate::outcome::Kind;
+
+    const SCENARIO: &str = "server-requests/legacy";
+    const UNDECLARED: &str = "client/server-requests/undeclared-capabilities";
+
+    /// A client that declared no capability is asked `roots/list` and answers `reply`.
+    fn roots_answered(reply: Option<Value>) -> Kind {
+        let mut s = Script::new(Transport::Stdio)
+            .client(request(
+                1,
+                "initialize",
+                json!({"protocolVersion": "2025-11-25", "capabilities": {}}),
+            ))
+            .peer(json!({"jsonrpc": "2.0", "id": "srv-1", "method": "roots/list"}));
+        if let Some(reply) = reply {
+            s = s.client(reply);
+        }
+        judge(UNDECLARED, &s.finish(SCENARIO, ClientEnd::Exited(0))).kind
+    }
+
+    #[test]
+    fn an_undeclared_capability_gets_an_error_which_should_be_method_not_found() {
+        let id = json!("srv-1");
+        assert_eq!(roots_answered(Some(error(id.clone(), -32601))), Kind::Pass);
+        assert_eq!(
+            roots_answered(Some(error(id.clone(), -32600))),
+            Kind::NonStrict
+        );
+        assert_eq!(
+            roots_answered(Some(result(id, json!({"roots": []})))),
+            Kind::Fail
+        );
+        assert_eq!(roots_answered(None), Kind::Fail);
+    }
+
+    #[test]
+    fn a_non_strict_verdict_names_the_code() {
+        let obs = Script::new(Transport::Stdio)
+            .client(request(
+                1,
+                "initialize",
+                json!({"protocolVersion": "2025-11-25", "capabilities": {"roots": {}}}),
+            ))
+            .peer(json!({"jsonrpc": "2.0", "id": "srv-2", "method": "elicitation/create"}))
+            .client(error(json!("srv-2"), -32600))
+            .finish(SCENARIO, ClientEnd::Exited(0));
+        let outcome = judge(UNDECLARED, &obs);
+        assert_verdict(&outcome, Kind::NonStrict, "got error -32600");
+        assert!(outcome.evidence.is_some(), "a NonStrict quotes the reply");
+    }
 }

@@ -1,5 +1,10 @@
 //! `client/sessions/*`: streamable HTTP sessions from the client's side (CLI-8): the minted
 //! `Mcp-Session-Id` on every later request, a new session after a 404, `DELETE` at the end.
+//!
+//! What the client must have done for a check to apply (POL-34): completed `initialize` (a
+//! session was minted) and, for the 404, made a request in the session after it expired other
+//! than its closing `DELETE` (a 404 to that asks for no new session). Otherwise Skipped, saying
+//! which.
 
 use super::prelude::*;
 use crate::client::observation::HttpHead;
@@ -59,9 +64,17 @@ fn named(h: &HttpHead) -> String {
     format!("{} {}", h.method, h.target)
 }
 
+/// The Skip of a check that needs a session when none was minted.
+fn no_session() -> Outcome {
+    Outcome::skipped(
+        "no session was minted: the client never completed `initialize` (how it negotiated is \
+         judged by client/negotiation/* and client/lifecycle/*)",
+    )
+}
+
 fn echoes_session_id(obs: &Observation) -> Outcome {
     let Some((at, session)) = minted(obs) else {
-        return Outcome::fail("no session was minted: the client never completed `initialize`");
+        return no_session();
     };
     let later = &obs.http[at + 1..];
     for h in later {
@@ -78,7 +91,7 @@ fn echoes_session_id(obs: &Observation) -> Outcome {
         }
     }
     if later.is_empty() {
-        return Outcome::fail("the client sent nothing after `initialize`");
+        return Outcome::skipped("the client sent nothing after `initialize`: no request to judge");
     }
     Outcome::pass(format!(
         "all {} later request(s) name the session",
@@ -88,7 +101,7 @@ fn echoes_session_id(obs: &Observation) -> Outcome {
 
 fn delete_at_end(obs: &Observation) -> Outcome {
     let Some((_, session)) = minted(obs) else {
-        return Outcome::fail("no session was minted: the client never completed `initialize`");
+        return no_session();
     };
     if obs
         .deletes()
@@ -101,18 +114,45 @@ fn delete_at_end(obs: &Observation) -> Outcome {
 }
 
 fn new_session_after_404(obs: &Observation) -> Outcome {
-    let Some((_, session)) = minted(obs) else {
-        return Outcome::fail("no session was minted: the client never completed `initialize`");
+    let Some((at, session)) = minted(obs) else {
+        return no_session();
     };
-    let Some(gone) = obs
-        .http
-        .iter()
-        .position(|h| h.status == Some(404) && h.header("mcp-session-id") == Some(session))
-    else {
-        return Outcome::fail(
-            "the session expired after `tools/list`; the client sent no request naming it \
-             afterwards (it had `add_numbers` to call)",
+    // The peer ends the session as it answers the first `tools/list` naming it.
+    let names_it = |h: &HttpHead| h.header("mcp-session-id") == Some(session);
+    let listed = obs.http[at + 1..].iter().position(|h| {
+        names_it(h)
+            && obs
+                .message_of(h.exchange)
+                .is_some_and(|m| m.method() == Some(method::TOOLS_LIST))
+    });
+    let Some(listed) = listed.map(|i| at + 1 + i) else {
+        return Outcome::skipped(
+            "the client never sent `tools/list` in its session, after whose reply the session \
+             expires",
         );
+    };
+    // The client's first request the expired session was refused for; its closing DELETE's
+    // 404 asks for no new session (POL-34).
+    let refused = |h: &&HttpHead| h.status == Some(404) && names_it(h);
+    let Some(gone) = obs.http[listed + 1..]
+        .iter()
+        .position(|h| refused(&h) && h.method != "DELETE")
+        .map(|i| listed + 1 + i)
+    else {
+        let closing = obs.http[listed + 1..]
+            .iter()
+            .any(|h| refused(&h) && h.method == "DELETE");
+        return Outcome::skipped(if closing {
+            format!(
+                "after session `{session}` expired the client's only request in it was its \
+                 closing DELETE (HTTP 404): that asks for no new session"
+            )
+        } else {
+            format!(
+                "the client made no request in session `{session}` after it expired (after \
+                 `tools/list`): nothing asked it for a new session"
+            )
+        });
     };
     let after = &obs.http[gone + 1..];
     let renewed = after.iter().position(|h| {
@@ -147,5 +187,95 @@ fn new_session_after_404(obs: &Observation) -> Outcome {
         None => Outcome::pass(format!(
             "HTTP 404 for `{session}`, then a new session `{new}` used to the end"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::client::checks::script::{Script, assert_verdict, judge, request};
+    use crate::client::observation::ClientEnd;
+    use crate::client::scenario::Transport;
+    use crate::outcome::Kind;
+
+    const EXPIRED: &str = "sessions/expired";
+    const RENEWS: &str = "client/sessions/new-session-after-404";
+    const OLD: &str = "0123";
+
+    fn initialize(id: u64) -> Value {
+        request(id, "initialize", json!({"protocolVersion": "2025-11-25"}))
+    }
+
+    /// A session minted, the handshake done and the tools listed (the session expires then).
+    fn listed() -> Script {
+        Script::new(Transport::Http)
+            .post(initialize(1), None, 200, Some(OLD))
+            .post(
+                json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                Some(OLD),
+                202,
+                None,
+            )
+            .post(request(2, "tools/list", json!({})), Some(OLD), 200, None)
+    }
+
+    #[test]
+    fn a_404_to_the_closing_delete_asks_for_no_new_session() {
+        let obs = listed()
+            .bare("DELETE", Some(OLD), 404)
+            .finish(EXPIRED, ClientEnd::Exited(0));
+        assert_verdict(&judge(RENEWS, &obs), Kind::Skipped, "closing DELETE");
+    }
+
+    #[test]
+    fn no_request_after_the_expiry_or_no_session_is_skipped() {
+        let quiet = listed().finish(EXPIRED, ClientEnd::Exited(0));
+        assert_verdict(&judge(RENEWS, &quiet), Kind::Skipped, "no request");
+        let unlisted = Script::new(Transport::Http)
+            .post(initialize(1), None, 200, Some(OLD))
+            .finish(EXPIRED, ClientEnd::Exited(0));
+        assert_verdict(&judge(RENEWS, &unlisted), Kind::Skipped, "tools/list");
+        let none = Script::new(Transport::Http)
+            .post(initialize(1), None, 400, None)
+            .finish(EXPIRED, ClientEnd::Exited(1));
+        for id in [
+            RENEWS,
+            "client/sessions/echoes-session-id",
+            "client/sessions/delete-at-end",
+        ] {
+            assert_verdict(&judge(id, &none), Kind::Skipped, "no session was minted");
+        }
+    }
+
+    #[test]
+    fn a_request_refused_with_404_needs_a_new_session() {
+        let refused = listed()
+            .post(
+                request(3, "tools/call", json!({"name": "t"})),
+                Some(OLD),
+                404,
+                None,
+            )
+            .bare("DELETE", Some(OLD), 404);
+        let obs = refused.finish(EXPIRED, ClientEnd::Exited(1));
+        assert_verdict(&judge(RENEWS, &obs), Kind::Fail, "started no new session");
+        let renewed = listed()
+            .post(
+                request(3, "tools/call", json!({"name": "t"})),
+                Some(OLD),
+                404,
+                None,
+            )
+            .post(initialize(4), None, 200, Some("4567"))
+            .post(
+                request(5, "tools/call", json!({"name": "t"})),
+                Some("4567"),
+                200,
+                None,
+            )
+            .bare("DELETE", Some("4567"), 200)
+            .finish(EXPIRED, ClientEnd::Exited(0));
+        assert_eq!(judge(RENEWS, &renewed).kind, Kind::Pass);
     }
 }

@@ -5,13 +5,15 @@
 //! `add` (the `tools_call` operation calls it). Then, as the scenario says: discover and
 //! version refusals (stdio; over HTTP the hook gives them, as they come before the chain
 //! there), the `initialize` result's version rewritten, server→client requests before
-//! `tools/list`, and the official MRTR tools.
+//! `tools/list`, and the official MRTR tools (any other tool the client calls in that scenario
+//! answers input_required too, so a client that knows nothing of the scenario is judged).
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_reference_server::protocol::{code, method};
+use mcp_reference_server::protocol::{code, meta, method};
 use mcp_reference_server::{Ctx, Middleware, Next, RpcError, RpcResult, from_fn};
 use serde_json::{Value, json};
 
@@ -49,6 +51,8 @@ pub struct State {
     requests: AtomicUsize,
     /// Whether the server requests were asked already (once per scenario).
     asked: Mutex<bool>,
+    /// The MRTR scenario: how many times each tool other than the official four was called.
+    calls: Mutex<HashMap<String, usize>>,
 }
 
 impl State {
@@ -58,6 +62,7 @@ impl State {
             transport,
             requests: AtomicUsize::new(0),
             asked: Mutex::new(false),
+            calls: Mutex::default(),
         })
     }
 }
@@ -131,7 +136,7 @@ async fn handle(state: &State, mut ctx: Ctx, next: Next) -> RpcResult {
         }
     }
     if scenario.has(Behaviour::RequestState) {
-        if let Some(answer) = request_state(&mut ctx) {
+        if let Some(answer) = request_state(state, &mut ctx) {
             return answer;
         }
     } else if scenario.has(Behaviour::ServerRequests) && ctx.method == method::TOOLS_LIST {
@@ -188,57 +193,125 @@ fn list_tools(mut result: Value, mrtr: bool) -> Value {
     result
 }
 
-/// The MRTR scenario's `tools/call`: an InputRequiredResult on the first call of
-/// `test_mrtr_echo_state` (with [`REQUEST_STATE`]) and `test_mrtr_no_state` (without), a
-/// complete result (the reference `echo`'s, stamped) on their retries and for
+/// The MRTR scenario's `tools/call`. The official tools: an InputRequiredResult on the first
+/// call of `test_mrtr_echo_state` (with [`REQUEST_STATE`]) and `test_mrtr_no_state` (without),
+/// a complete result (the reference `echo`'s, stamped) on their retries and for
 /// `test_mrtr_unrelated` and `test_mrtr_no_result_type`. (The official suite's mock answers the
 /// last one without `resultType`, which a 2026-07-28 server MUST send: mcpspec's peer judges
 /// clients, not how they take a server's defect, so it stamps it as the schema requires.)
-/// `None`: not one of them (the request goes on down the chain).
-fn request_state(ctx: &mut Ctx) -> Option<RpcResult> {
+/// Any other tool: the first call gets the InputRequiredResult with [`REQUEST_STATE`], the
+/// second (its retry) one without a `requestState`, later ones the complete result; so a client
+/// that calls whatever tool is listed first is judged too.
+///
+/// The input requests are only of a kind the request declared in its `clientCapabilities`
+/// (MRTR-3; the official mock asks for elicitation whatever was declared): an elicitation, else
+/// a sampling request, else `roots/list`, else none. Without one an InputRequiredResult carries
+/// only its `requestState`, and the one without state cannot be sent (it would carry nothing):
+/// the call completes instead. `None`: the request goes on down the chain (a `tools/call` that
+/// completes rewritten to the reference `echo`).
+fn request_state(state: &State, ctx: &mut Ctx) -> Option<RpcResult> {
     if ctx.method != method::TOOLS_CALL {
         return None;
     }
     let name = tool_name(ctx)?.to_owned();
-    let retry = ctx
-        .params
-        .as_ref()
-        .is_some_and(|p| p.get("inputResponses").is_some());
-    let input_required = |state: Option<&str>| {
-        let mut result = json!({
-            "resultType": "input_required",
-            "inputRequests": {
-                "confirm": {
-                    "method": method::ELICITATION_CREATE,
-                    "params": {
-                        "message": "Please confirm to continue",
-                        "requestedSchema": {
-                            "type": "object",
-                            "properties": {"confirmed": {"type": "boolean"}}
-                        }
+    let has = |key: &str| ctx.params.as_ref().is_some_and(|p| p.get(key).is_some());
+    let retry = has("inputResponses") || has("requestState");
+    let inputs = input_requests(
+        ctx.client_meta
+            .as_ref()
+            .and_then(|m| m.get(meta::CLIENT_CAPABILITIES)),
+    );
+    let call = || {
+        state
+            .calls
+            .lock()
+            .map(|mut calls| {
+                let n = calls.entry(name.clone()).or_default();
+                *n += 1;
+                *n
+            })
+            .unwrap_or(usize::MAX)
+    };
+    if let Some(with_state) = input_required(&name, retry, inputs.is_some(), call) {
+        let mut result = json!({"resultType": "input_required"});
+        if let Some(inputs) = inputs {
+            result["inputRequests"] = inputs;
+        }
+        if with_state {
+            result["requestState"] = Value::from(REQUEST_STATE);
+        }
+        return Some(Ok(result));
+    }
+    if let Some(Value::Object(p)) = ctx.params.as_mut() {
+        p.insert("name".into(), Value::from(ECHO));
+        p.insert("arguments".into(), json!({"text": format!("{name}: done")}));
+        p.remove("inputResponses");
+        p.remove("requestState");
+    }
+    None
+}
+
+/// Whether the MRTR peer answers a call of tool `name` with an InputRequiredResult, and if so
+/// whether with a `requestState` (see [`request_state`]): `retry` when the call carries
+/// `inputResponses` or a `requestState`, `inputs` when the client declared a kind of input the
+/// peer can ask for, `call` counting the calls of a tool other than the official four (1, 2, …).
+fn input_required(
+    name: &str,
+    retry: bool,
+    inputs: bool,
+    call: impl FnOnce() -> usize,
+) -> Option<bool> {
+    match name {
+        ECHO_STATE if !retry => Some(true),
+        NO_STATE if !retry && inputs => Some(false),
+        ECHO_STATE | NO_STATE | UNRELATED | NO_RESULT_TYPE => None,
+        _ => match call() {
+            1 => Some(true),
+            2 if inputs => Some(false),
+            _ => None,
+        },
+    }
+}
+
+/// The `inputRequests` the MRTR peer may send a client whose `clientCapabilities` are
+/// `declared` (see [`request_state`]).
+fn input_requests(declared: Option<&Value>) -> Option<Value> {
+    let has = |capability: &str| {
+        declared
+            .and_then(|c| c.get(capability))
+            .is_some_and(|c| !c.is_null())
+    };
+    let (key, request) = if has("elicitation") {
+        (
+            "confirm",
+            json!({
+                "method": method::ELICITATION_CREATE,
+                "params": {
+                    "message": "Please confirm to continue",
+                    "requestedSchema": {
+                        "type": "object",
+                        "properties": {"confirmed": {"type": "boolean"}}
                     }
                 }
-            }
-        });
-        if let Some(state) = state {
-            result["requestState"] = Value::from(state);
-        }
-        Some(Ok(result))
+            }),
+        )
+    } else if has("sampling") {
+        (
+            "sample",
+            json!({
+                "method": SAMPLING,
+                "params": {
+                    "messages": [{"role": "user", "content": {"type": "text", "text": "Say hello."}}],
+                    "maxTokens": 16
+                }
+            }),
+        )
+    } else if has("roots") {
+        ("roots", json!({"method": method::ROOTS_LIST}))
+    } else {
+        return None;
     };
-    match name.as_str() {
-        ECHO_STATE if !retry => input_required(Some(REQUEST_STATE)),
-        NO_STATE if !retry => input_required(None),
-        ECHO_STATE | NO_STATE | UNRELATED | NO_RESULT_TYPE => {
-            if let Some(Value::Object(p)) = ctx.params.as_mut() {
-                p.insert("name".into(), Value::from(ECHO));
-                p.insert("arguments".into(), json!({"text": format!("{name}: done")}));
-                p.remove("inputResponses");
-                p.remove("requestState");
-            }
-            None
-        }
-        _ => None,
-    }
+    Some(json!({ key: request }))
 }
 
 /// Asks the client `ping`, `roots/list`, `sampling/createMessage`, `elicitation/create` and an
@@ -285,22 +358,38 @@ async fn ask_the_client(state: &State, ctx: &Ctx) {
     );
 }
 
-/// The `robustness/unexpected-messages` injection: before the reply to the first `tools/call`,
-/// an unknown notification, a reply to an id never used, and a line that is not JSON-RPC.
+/// The `robustness/unexpected-messages` injection: before the reply to the client's first
+/// `tools/call` (whatever tool it names), or to its first request after `tools/list` when that
+/// is something else, an unknown notification, a reply to an id never used, and a line that is
+/// not JSON-RPC. Once.
 #[derive(Debug, Default)]
 pub struct Unexpected {
-    done: Mutex<bool>,
+    state: Mutex<UnexpectedState>,
+}
+
+#[derive(Debug, Default)]
+struct UnexpectedState {
+    /// Whether the reply to a `tools/list` went out.
+    listed: bool,
+    done: bool,
 }
 
 impl Injector for Unexpected {
     fn touches(&self, _n: usize, request: &Value) -> bool {
-        request.get("method").and_then(Value::as_str) == Some(method::TOOLS_CALL)
-            && self.done.lock().is_ok_and(|done| !*done)
+        let Ok(mut state) = self.state.lock() else {
+            return false;
+        };
+        let m = request.get("method").and_then(Value::as_str);
+        if m == Some(method::TOOLS_LIST) {
+            state.listed = true;
+            return false;
+        }
+        !state.done && (m == Some(method::TOOLS_CALL) || state.listed)
     }
 
     fn inject(&self, _n: usize, _request: &Value, reply: Vec<Vec<u8>>) -> Injection {
-        if let Ok(mut done) = self.done.lock() {
-            *done = true;
+        if let Ok(mut state) = self.state.lock() {
+            state.done = true;
         }
         let mut messages = vec![
             json!({"jsonrpc": "2.0", "method": UNKNOWN_NOTIFICATION, "params": {"x": [1, {"y": null}]}})
@@ -313,5 +402,72 @@ impl Injector for Unexpected {
         ];
         messages.extend(reply);
         Injection::Messages(messages)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_requests_are_only_of_a_declared_kind() {
+        let kinds = |declared: Value| {
+            input_requests(Some(&declared))
+                .and_then(|r| r.as_object().cloned())
+                .map(|r| {
+                    r.values()
+                        .filter_map(|v| v.get("method").and_then(Value::as_str))
+                        .map(str::to_owned)
+                        .collect::<Vec<_>>()
+                })
+        };
+        assert_eq!(kinds(json!({})), None);
+        assert_eq!(kinds(json!({"elicitation": null})), None);
+        assert_eq!(
+            kinds(json!({"elicitation": {}, "roots": {}})),
+            Some(vec![method::ELICITATION_CREATE.to_owned()])
+        );
+        assert_eq!(
+            kinds(json!({"sampling": {}})),
+            Some(vec![SAMPLING.to_owned()])
+        );
+        assert_eq!(
+            kinds(json!({"roots": {}})),
+            Some(vec![method::ROOTS_LIST.to_owned()])
+        );
+        assert_eq!(input_requests(None), None);
+    }
+
+    #[test]
+    fn official_tools_keep_their_answers_and_any_other_tool_gets_both_rounds() {
+        let never = || -> usize { panic!("an official tool is not counted") };
+        assert_eq!(input_required(ECHO_STATE, false, true, never), Some(true));
+        assert_eq!(input_required(ECHO_STATE, false, false, never), Some(true));
+        assert_eq!(input_required(ECHO_STATE, true, true, never), None);
+        assert_eq!(input_required(NO_STATE, false, true, never), Some(false));
+        // Without a declared kind of input it would carry nothing: it completes.
+        assert_eq!(input_required(NO_STATE, false, false, never), None);
+        assert_eq!(input_required(NO_STATE, true, true, never), None);
+        assert_eq!(input_required(UNRELATED, false, true, never), None);
+        assert_eq!(input_required(NO_RESULT_TYPE, false, true, never), None);
+        assert_eq!(input_required("add_numbers", false, true, || 1), Some(true));
+        assert_eq!(input_required("add_numbers", true, true, || 2), Some(false));
+        assert_eq!(input_required("add_numbers", true, false, || 2), None);
+        assert_eq!(input_required("add_numbers", true, true, || 3), None);
+    }
+
+    #[test]
+    fn the_unexpected_messages_go_before_the_first_call_or_the_request_after_the_listing() {
+        let call = json!({"method": method::TOOLS_CALL, "params": {"name": "whatever"}});
+        let list = json!({"method": method::TOOLS_LIST});
+        let other = json!({"method": "resources/list"});
+        let first = Unexpected::default();
+        assert!(!first.touches(0, &other));
+        assert!(first.touches(1, &call));
+        let _ = first.inject(1, &call, vec![b"{}".to_vec()]);
+        assert!(!first.touches(2, &call), "once");
+        let listed = Unexpected::default();
+        assert!(!listed.touches(0, &list));
+        assert!(listed.touches(1, &other));
     }
 }
