@@ -88,6 +88,31 @@ fn expected_difference(
         || capped(fresh)
 }
 
+/// Each verdict of `report` that was confirmed on a fresh process (POL-30): how, and its
+/// prefix's writes, one line each.
+fn confirmed(report: &RunReport) -> String {
+    report
+        .results
+        .iter()
+        .filter(|r| r.confirmed.is_some())
+        .map(|r| {
+            let writes: Vec<String> = r
+                .prefix
+                .as_ref()
+                .and_then(|p| p.writes())
+                .unwrap_or_default()
+                .iter()
+                .map(|w| String::from_utf8_lossy(w).trim_end().to_owned())
+                .collect();
+            format!(
+                "{}: {:?} {}: {} (prefix {writes:?})",
+                r.id, r.confirmed, r.outcome.kind, r.outcome.message
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 async fn both(faults: Vec<&'static str>, probe_profile: bool) -> (RunReport, RunReport) {
     let checks: Vec<_> = catalogue::all()
         .into_iter()
@@ -192,9 +217,11 @@ async fn shared_and_fresh_agree_on_every_check_under_every_fault() {
 /// line kills (`fixtures/scripted/malformed_casualty.py --die`), the check whose input did it is
 /// charged with it, in both modes (the same liveness request follows a shared-class check on a
 /// fresh process). Against one it wedges while `server/discover` is still answered (`--wedge`),
-/// the liveness request passes, and the next check on that process fails: that verdict does not
-/// recur on a fresh process, and its transcript opens with the malformed line that reproduces
-/// it (POL-30). Every other verdict is the same in both modes.
+/// the liveness request passes, and a check that meets the wedged process fails: that verdict
+/// does not recur on a fresh process, and its transcript opens with the malformed line that
+/// reproduces it (POL-30). Every other verdict is the same in both modes. Which check meets a
+/// wedged process depends on which pooled process each running check is handed: the next test
+/// shows one that does, on one job.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_broken_by_malformed_input_gets_the_same_verdicts_in_both_modes() {
     let script = support::repo_root().join("fixtures/scripted/malformed_casualty.py");
@@ -238,30 +265,10 @@ async fn a_server_broken_by_malformed_input_gets_the_same_verdicts_in_both_modes
                 assert!(shared.processes.as_ref().unwrap().replaced > 0);
             }
             _ => {
-                // Some check met the wedged process: its verdict opens with the line that
-                // wedged it, and a fresh process alone passes it.
-                let wedged: Vec<_> = shared
-                    .results
-                    .iter()
-                    .filter(|r| {
-                        r.prefix
-                            .as_ref()
-                            .and_then(|p| p.writes())
-                            .is_some_and(|writes| {
-                                writes.iter().any(|w| {
-                                    serde_json::from_slice::<serde_json::Value>(w).is_err()
-                                })
-                            })
-                    })
-                    .collect();
-                assert!(!wedged.is_empty(), "no verdict carries the wedging line");
-                for r in wedged {
-                    assert_eq!(r.outcome.kind, mcpspec::Kind::Fail, "{}", r.outcome.message);
-                    assert!(
-                        r.outcome.message.contains("depends on earlier traffic"),
-                        "{}",
-                        r.outcome.message
-                    );
+                // A check that met a wedged process: its verdict opens with the line that wedged
+                // it, and a fresh process alone passes it.
+                for r in shared.results.iter().filter(|r| carries_malformed_line(r)) {
+                    assert_wedged_verdict(r);
                 }
             }
         }
@@ -273,4 +280,75 @@ async fn a_server_broken_by_malformed_input_gets_the_same_verdicts_in_both_modes
             assert_eq!(result(id).outcome.kind, mcpspec::Kind::Pass, "{how}: {id}");
         }
     }
+}
+
+/// Whether `r`'s verdict opens with earlier traffic holding a line that is not JSON.
+fn carries_malformed_line(r: &mcpspec::report::CheckResult) -> bool {
+    r.prefix
+        .as_ref()
+        .and_then(|p| p.writes())
+        .is_some_and(|writes| {
+            writes
+                .iter()
+                .any(|w| serde_json::from_slice::<serde_json::Value>(w).is_err())
+        })
+}
+
+/// A verdict given on a process a malformed line wedged: a Fail that says it depends on the
+/// earlier traffic (a fresh process without it passes).
+fn assert_wedged_verdict(r: &mcpspec::report::CheckResult) {
+    assert_eq!(
+        r.outcome.kind,
+        mcpspec::Kind::Fail,
+        "{}: {}",
+        r.id,
+        r.outcome.message
+    );
+    assert!(
+        matches!(
+            r.confirmed,
+            Some(mcpspec::report::Confirmation::EarlierTraffic { .. })
+        ) && r.outcome.message.contains("depends on earlier traffic"),
+        "{}: {:?} {}",
+        r.id,
+        r.confirmed,
+        r.outcome.message
+    );
+}
+
+/// The check after the one whose malformed line wedged its process (`--wedge`: only
+/// `server/discover` is answered from then on) runs on that process, since the liveness request
+/// between them is answered, and fails; on a fresh process it passes, so its verdict opens with
+/// the wedging line (POL-30). One job on a one-thread runtime: the checks run in the order
+/// given, on the pool's one process, however busy the machine is.
+#[tokio::test]
+async fn a_wedged_process_fails_the_next_check_which_opens_with_the_wedging_line() {
+    let script = support::repo_root().join("fixtures/scripted/malformed_casualty.py");
+    let target = Target::command("python3")
+        .arg(script.display().to_string())
+        .arg("--wedge");
+    let mut options = support::options();
+    options.isolation = Mode::Shared;
+    options.jobs = 1;
+    let checks = [
+        "jsonrpc/parse-error/replies-32700",
+        "jsonrpc/unknown-method/replies-32601",
+    ]
+    .map(|id| catalogue::by_id(id).expect("the check exists"));
+    let report = support::run(target, &checks, options).await;
+    let (wedging, next) = (&report.results[0], &report.results[1]);
+    // The malformed line got its -32700, and the liveness request after it an answer.
+    assert_eq!(
+        wedging.outcome.kind,
+        mcpspec::Kind::Pass,
+        "{}",
+        wedging.outcome.message
+    );
+    assert!(
+        carries_malformed_line(next),
+        "{} does not open with the wedging line; the confirmed ones:\n{}",
+        next.id,
+        confirmed(&report)
+    );
+    assert_wedged_verdict(next);
 }

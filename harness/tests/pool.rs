@@ -364,33 +364,81 @@ fn every_process_is_gone_after_ctrl_c() {
     );
 }
 
-/// A process that served a confirmation (POL-30) joins the pool after its liveness answer, so
-/// the pool starts no process of its own past its first while confirmations supply them: with
-/// one job and two faults that fail shared checks, the only `pool` start is the qualification,
-/// and every confirmed verdict is still the fresh process's.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// A process that served a confirmation (POL-30) joins the pool after its liveness answer and
+/// serves the next shared check. The server itself says which process that check ran on: the
+/// probe log that `tools/call/result-shape` reads (`mcpspec_probe_log`, recorded in its
+/// transcript) opens with the confirmation's own first request, then the liveness request that
+/// let the process into the pool. A process the pool starts opens with the pool's qualification
+/// or an admission request instead. One job on a one-thread runtime: the checks run in the order
+/// given, and how busy the machine is changes no step of it.
+#[tokio::test]
 async fn a_confirmations_process_serves_the_pool_after_it() {
-    let target = support::reference_with(&["parse-error-wrong-code", "unknown-method-wrong-code"]);
-    let report = mcpspec::runner::run(target, &shared_checks(), options(Mode::Shared, 1))
-        .await
-        .expect("the reference server starts");
-    let processes = report.processes.as_ref().expect("the run counts processes");
-    let confirmations = processes
-        .by_reason
-        .get("confirmation")
-        .copied()
-        .unwrap_or(0);
-    assert!(confirmations >= 2, "{processes:?}");
-    assert_eq!(processes.by_reason.get("pool"), Some(&1), "{processes:?}");
-    for id in [
-        "jsonrpc/parse-error/replies-32700",
+    let Target::Embedded(mut config) = support::reference_with(&["unknown-method-wrong-code"])
+    else {
+        unreachable!("the reference server is embedded")
+    };
+    config.probe_profile = true;
+    let mut options = options(Mode::Shared, 1);
+    options.checks.probe_profile = true;
+    let checks = [
         "jsonrpc/unknown-method/replies-32601",
-    ] {
-        let r = report.results.iter().find(|r| r.id == id).expect("it ran");
-        assert_ne!(r.outcome.kind, Kind::Pass, "{id}: {}", r.outcome.message);
-        assert!(
-            r.confirmed.is_some(),
-            "{id} was confirmed on a fresh process"
-        );
-    }
+        "tools/call/result-shape",
+    ]
+    .map(|id| catalogue::by_id(id).expect("the check exists"));
+    let report = support::run(Target::Embedded(config), &checks, options).await;
+    let (confirmed, later) = (&report.results[0], &report.results[1]);
+    assert_ne!(
+        confirmed.outcome.kind,
+        Kind::Pass,
+        "{}",
+        confirmed.outcome.message
+    );
+    assert_eq!(
+        confirmed.confirmed,
+        Some(mcpspec::report::Confirmation::SameOnFresh),
+        "{}: confirmed on a fresh process",
+        confirmed.id
+    );
+    // Its transcript is the fresh process's: everything that process was ever sent.
+    let first_sent = confirmed
+        .transcript
+        .iter()
+        .find_map(|e| match &e.event {
+            Event::Send { message } if message.get("id").is_some() => Some(message),
+            _ => None,
+        })
+        .expect("the confirmation sent a request");
+    assert_eq!(
+        later.outcome.kind,
+        Kind::Pass,
+        "{}: {}",
+        later.id,
+        later.outcome.message
+    );
+    let log = later
+        .transcript
+        .iter()
+        .find_map(|e| match &e.event {
+            Event::Recv { message, .. } => message
+                .pointer("/result/structuredContent/entries")
+                .and_then(serde_json::Value::as_array),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{} read no probe log: {:?}", later.id, later.transcript));
+    let first = log.first().expect("the probe log has an entry");
+    assert!(
+        first["method"] == first_sent["method"] && first["id"] == first_sent["id"],
+        "{} ran on a process that did not begin with the confirmation's request: {log:?}",
+        later.id
+    );
+    let liveness = |e: &serde_json::Value| {
+        e["method"] == "server/discover"
+            && e["id"]
+                .as_str()
+                .is_some_and(|id| id.starts_with("mcpspec-liveness-"))
+    };
+    assert!(
+        log.get(1).is_some_and(liveness),
+        "the confirmation's process joined the pool without a liveness answer: {log:?}"
+    );
 }

@@ -464,6 +464,11 @@ async fn listen_streams_only_requested_types_tagged_with_the_listen_id() {
     assert_eq!(methods(&before), ["notifications/tools/list_changed"]);
     assert_eq!(*sub_id(&before[0]), json!("L"));
     assert_eq!(reply["result"]["structuredContent"]["delivered"], 1);
+    // The trigger names the listen request each notification went to.
+    assert_eq!(
+        reply["result"]["structuredContent"]["listenIds"],
+        json!(["L"])
+    );
     // resources/updated only for the listed URI.
     let (before, _) = exchange(
         &mut c,

@@ -2,9 +2,10 @@
 //! `server/discover` and a legacy `initialize`), bounded by the probe cap.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
+use tokio::time::Instant;
 
 use crate::check::Facts;
 use crate::driver::{Peer, Settings, request};
@@ -148,7 +149,8 @@ async fn probe_legacy(
     let started = Instant::now();
     let transport = target.connect(settings.max_message)?;
     let mut peer = Peer::new(transport, rec.clone(), 0, Era::Legacy, settings.clone());
-    // The start-up time: spawn to the first answer (POL-24, the deadlock check's window).
+    // The start-up time: spawn to the first answer (POL-24, the deadlock check's window), on
+    // the clock of the windows it sets (tokio's, as every deadline of the driver).
     let startup = peer
         .call(request(method::PING))
         .await

@@ -48,6 +48,28 @@ impl Drop for Scratch {
     }
 }
 
+/// The environment variable that stretches every wall-clock bound the tests assert (a slack
+/// added to a check's own window, a wait for a process to appear or go): a number, 1 when unset,
+/// larger on a slower or busier machine. A test with paused tokio time needs none.
+pub const TIME_SCALE_VAR: &str = "MCPSPEC_TEST_TIME_SCALE";
+
+/// The factor [`TIME_SCALE_VAR`] gives (1 when unset; panics on a value that is not a positive
+/// number, so a typo does not quietly shorten every bound).
+pub fn time_scale() -> f64 {
+    match std::env::var(TIME_SCALE_VAR) {
+        Err(_) => 1.0,
+        Ok(text) => match text.trim().parse::<f64>() {
+            Ok(f) if f.is_finite() && f > 0.0 => f,
+            _ => panic!("{TIME_SCALE_VAR}={text:?}: expected a positive number"),
+        },
+    }
+}
+
+/// `d` stretched by [`time_scale`].
+pub fn scaled(d: Duration) -> Duration {
+    d.mul_f64(time_scale())
+}
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -92,10 +92,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Hub {
     /// Sends `notifications/<list>/list_changed` to the streams that asked for it; returns
-    /// how many got it.
-    pub(crate) fn list_changed(&self, faults: &Faults, list: List) -> usize {
+    /// the listen request ids of the streams that got it.
+    pub(crate) fn list_changed(&self, faults: &Faults, list: List) -> Vec<Value> {
         if faults.has(Fault::ListenNoListChanged) {
-            return 0;
+            return Vec::new();
         }
         let any = faults.has(Fault::ListenUnrequestedTypes);
         self.deliver(faults, |filter| {
@@ -103,8 +103,9 @@ impl Hub {
         })
     }
 
-    /// Sends `notifications/resources/updated {uri}` to the streams subscribed to `uri`.
-    pub(crate) fn resource_updated(&self, faults: &Faults, uri: &str) -> usize {
+    /// Sends `notifications/resources/updated {uri}` to the streams subscribed to `uri`;
+    /// returns the listen request ids of the streams that got it.
+    pub(crate) fn resource_updated(&self, faults: &Faults, uri: &str) -> Vec<Value> {
         let any = faults.has(Fault::ListenUnrequestedTypes);
         self.deliver(faults, |filter| {
             (any || filter.uris.iter().any(|u| u == uri))
@@ -136,13 +137,17 @@ impl Hub {
         n
     }
 
+    /// Sends what `pick` gives each open subscription's filter; the listen request ids (as
+    /// sent, whatever the stream is tagged with) of those that got something. A stream the
+    /// client closed is gone from the hub once its listen request is dropped, so the ids say
+    /// which closes the server has seen (the probe profile's triggers report them).
     fn deliver(
         &self,
         faults: &Faults,
         pick: impl Fn(&Filter) -> Option<(&'static str, Value)>,
-    ) -> usize {
+    ) -> Vec<Value> {
         let mut subs = lock(&self.subs);
-        let mut n = 0;
+        let mut reached = Vec::new();
         for sub in subs.iter_mut() {
             let Some((name, params)) = pick(&sub.filter) else {
                 continue;
@@ -160,9 +165,9 @@ impl Hub {
             if let Some(ack) = sub.pending_ack.take() {
                 send(&sub.out, method::SUBSCRIPTIONS_ACKNOWLEDGED, ack);
             }
-            n += 1;
+            reached.push(sub.id.clone());
         }
-        n
+        reached
     }
 
     /// Registers `sub`, sending `ack` (the acknowledgement) on its stream as it joins. Both

@@ -6,6 +6,10 @@
 //! |---|---|---|
 //! | `mcpspec_trigger_list_changed` | `list?`: tools, prompts or resources | `notifications/<list>/list_changed` (all three without `list`) to the listen streams that asked for it |
 //! | `mcpspec_trigger_resource_updated` | `uri` | `notifications/resources/updated` to the streams subscribed to `uri` |
+//!
+//! (Both triggers answer with how many notifications went out, `delivered`, and the listen
+//! request id of the stream each went to, `listenIds`: a client that closed a stream over HTTP
+//! learns from them when the server has seen the close.)
 //! | `mcpspec_end_subscriptions` | | ends every listen stream with its completion result |
 //! | `mcpspec_slow` | `steps?` (3, ≤ 100), `delay_ms?` (100, ≤ 10 000) | sleeps per step; progress and an `info` log line per step |
 //! | `mcpspec_log_demo` | | one log message at every level |
@@ -124,14 +128,17 @@ async fn call(scope: &Scope, name: &str, params: Option<&Value>) -> Result<Value
                     }
                 },
             };
-            let delivered: usize = lists.into_iter().map(|l| hub.list_changed(faults, l)).sum();
-            Ok(counted("delivered", delivered))
+            let reached = lists
+                .into_iter()
+                .flat_map(|l| hub.list_changed(faults, l))
+                .collect();
+            Ok(delivered(reached))
         }
         TRIGGER_RESOURCE_UPDATED => {
             let Some(uri) = args.get("uri").and_then(Value::as_str) else {
                 return Ok(error_result("`uri` (a string) is required"));
             };
-            Ok(counted("delivered", hub.resource_updated(faults, uri)))
+            Ok(delivered(hub.resource_updated(faults, uri)))
         }
         END_SUBSCRIPTIONS => {
             let ended = hub.end(faults, args.get("listenId"));
@@ -266,6 +273,16 @@ fn counted(key: &str, n: usize) -> Value {
     json!({
         "content": [{ "type": "text", "text": format!("{key}: {n}") }],
         "structuredContent": { key: n }
+    })
+}
+
+/// A trigger's result: how many notifications went out, and the listen request id of the
+/// stream each went to.
+fn delivered(listen_ids: Vec<Value>) -> Value {
+    let n = listen_ids.len();
+    json!({
+        "content": [{ "type": "text", "text": format!("delivered: {n}") }],
+        "structuredContent": { "delivered": n, "listenIds": listen_ids }
     })
 }
 
