@@ -141,6 +141,9 @@ pub const POLICIES: &[(&str, &str)] = &[
         "verdicts carry their evidence: confirmed on a fresh process",
     ),
     ("POL-31", "the feature surface: what is read and called"),
+    ("POL-32", "repeated header fields: the same value twice"),
+    ("POL-33", "host and origin: the MUST is about Origin"),
+    ("POL-34", "what a client was never asked to do is skipped"),
 ];
 
 /// Whether `id` names a requirement or a policy.

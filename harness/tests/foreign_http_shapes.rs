@@ -25,6 +25,7 @@ const HEADER_ERROR_CHECKS: &[&str] = &[
     "http/method-header/mismatch",
     "http/name-header/missing",
     "http/headers/duplicate",
+    "http/headers/duplicate-mismatched",
     "http/headers/invalid-characters",
     "http/headers/value-case-sensitive",
     "http/headers/invalid-base64",

@@ -205,7 +205,7 @@ async fn demonstrate(fault: Fault) {
         | Fault::ListedResourceUnreadable
         | Fault::ReadContentsWrongUri
         | Fault::ReadBlobNotBase64
-        | Fault::ReadMimeTypeDropped
+        | Fault::ReadMimeTypeChanged
         | Fault::TemplateInvalidUriTemplate
         | Fault::TemplateWithoutName
         | Fault::TemplateReadUnexpandedUri
@@ -276,7 +276,7 @@ async fn demonstrate_surface(fault: Fault) {
                 .await;
             assert_eq!(error_code(&reply), -32602);
         }
-        Fault::ReadContentsWrongUri | Fault::ReadBlobNotBase64 | Fault::ReadMimeTypeDropped => {
+        Fault::ReadContentsWrongUri | Fault::ReadBlobNotBase64 | Fault::ReadMimeTypeChanged => {
             let reply = c
                 .call(modern(
                     1,
@@ -290,7 +290,7 @@ async fn demonstrate_surface(fault: Fault) {
                     assert_eq!(item["uri"], "mcpspec://reference/elsewhere", "{reply}")
                 }
                 Fault::ReadBlobNotBase64 => assert_eq!(item["blob"], "not base64!", "{reply}"),
-                _ => assert!(item.get("mimeType").is_none(), "{reply}"),
+                _ => assert_eq!(item["mimeType"], "application/octet-stream", "{reply}"),
             }
         }
         Fault::TemplateInvalidUriTemplate | Fault::TemplateWithoutName => {

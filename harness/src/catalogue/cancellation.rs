@@ -28,14 +28,15 @@ pub fn group() -> Vec<Check> {
         },
         Check {
             id: "cancellation/invalid/ignored",
-            requirements: &["STDIO-5"],
-            level: Level::Should,
+            requirements: &["STDIO-5", "RPC-4"],
+            level: Level::Must,
             era: Era::Modern,
             isolation: Isolation::Shared,
             needs: &[Need::Modern],
             description: "`notifications/cancelled` for a request never sent, for one already \
                           answered, and without `requestId`.",
-            expectation: "no reply to any of them; the server keeps serving",
+            expectation: "no reply to any of them (a reply answers a notification: RPC-4); the \
+                          server keeps serving",
             faults: &["answer-invalid-cancellation"],
             script: |s| Box::pin(invalid_ignored(s)),
         },
@@ -116,7 +117,8 @@ async fn invalid_ignored(s: &mut Scenario) -> Verdict {
     }
     if let Some(f) = peer.unasked_replies().await.first() {
         return Ok(Outcome::fail(format!(
-            "an invalid `notifications/cancelled` ({}) was answered: {}",
+            "an invalid `notifications/cancelled` ({}) was answered (RPC-4: a notification gets \
+             no reply): {}",
             cancels
                 .iter()
                 .map(|(what, _)| *what)

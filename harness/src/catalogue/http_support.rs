@@ -45,6 +45,27 @@ pub(super) fn endpoint(s: &Scenario) -> Result<Endpoint, Outcome> {
 /// Sends `req` to the target's endpoint and reads the answer (an event stream up to its first
 /// JSON-RPC response), noting both as what the verdict judged.
 pub(super) async fn post(s: &Scenario, req: &Request) -> Result<Answer, Outcome> {
+    post_judged(s, req, &[]).await
+}
+
+/// [`post`] for a DNS-rebinding probe (a foreign `Origin`, HTTP-2, or a foreign `Host`, POL-33):
+/// in a refusal with one of `refusals`' statuses, a JSON-RPC error without an `id` (or with
+/// `id: null`) is the body the spec itself describes for it, so it is no deviation (POL-29's
+/// exception). Any other id-less reply is judged as [`post`] judges it.
+pub(super) async fn post_refusal(
+    s: &Scenario,
+    req: &Request,
+    refusals: &[u16],
+) -> Result<Answer, Outcome> {
+    post_judged(s, req, refusals).await
+}
+
+/// [`post`], with the statuses in which an id-less error is the spec's own refusal body.
+async fn post_judged(
+    s: &Scenario,
+    req: &Request,
+    idless_refusals: &[u16],
+) -> Result<Answer, Outcome> {
     let e = endpoint(s)?;
     let wait = s.settings().expect_timeout + s.settings().startup_timeout;
     let deadline = Instant::now() + wait;
@@ -97,7 +118,7 @@ pub(super) async fn post(s: &Scenario, req: &Request) -> Result<Answer, Outcome>
         &answer.describe(),
     );
     before.extend(answer.json.clone());
-    validate_messages(s, req, answer.status, &before);
+    validate_judged(s, req, answer.status, &before, idless_refusals);
     Ok(answer)
 }
 
@@ -135,6 +156,19 @@ pub(super) fn quote_messages(messages: &[Value]) -> String {
 /// legacy session's later requests) is not judged. `status` is the HTTP status they came with
 /// (POL-29: `id: null` for a readable request id is NonStrict in a 4xx, a wrong id elsewhere).
 pub(super) fn validate_messages(s: &Scenario, req: &Request, status: u16, received: &[Value]) {
+    validate_judged(s, req, status, received, &[]);
+}
+
+/// [`validate_messages`]; an error without an id in a response whose status is one of
+/// `idless_refusals` is the spec's own refusal body (POL-29's exception, see [`post_refusal`]):
+/// noted, not recorded against the check.
+fn validate_judged(
+    s: &Scenario,
+    req: &Request,
+    status: u16,
+    received: &[Value],
+    idless_refusals: &[u16],
+) {
     let Ok(sent) = serde_json::from_slice::<Value>(&req.body) else {
         return;
     };
@@ -149,6 +183,13 @@ pub(super) fn validate_messages(s: &Scenario, req: &Request, status: u16, receiv
     let mut violations = Vec::new();
     for message in received {
         match null_id(&sent, message) {
+            Some(id) if idless_refusals.contains(&status) && message.get("error").is_some() => {
+                s.note(format!(
+                    "the HTTP {status} refusal of request {id} carries an error without an id, \
+                     the body HTTP-2 describes for a DNS-rebinding refusal: no deviation \
+                     (POL-29's exception)"
+                ));
+            }
             Some(id) if (400..500).contains(&status) => s.record_null_id(id, status),
             Some(id) => violations.push(crate::schema::Violation {
                 method: format!(

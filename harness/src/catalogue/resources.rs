@@ -48,13 +48,14 @@ pub fn group() -> Vec<Check> {
             needs: &[Need::AnyEra, Need::Capability("resources")],
             description: "`resources/read` of each of the first --max-items listed resources.",
             expectation: "a result whose `contents` items each carry the URI read (or one under \
-                          it) and exactly one of `text` or base64 `blob`, with `mimeType` when the \
-                          listing gives one",
+                          it) and exactly one of `text` or base64 `blob`; a `mimeType` other than \
+                          the listing's is NonStrict (FEAT-4: SHOULD agree), a missing one is \
+                          fine (optional in every schema)",
             faults: &[
                 "listed-resource-unreadable",
                 "read-contents-wrong-uri",
                 "read-blob-not-base64",
-                "read-mime-type-dropped",
+                "read-mime-type-changed",
                 "read-contents-wrong-uri --eras legacy",
             ],
             script: |s| Box::pin(read_listed(s)),
@@ -90,7 +91,8 @@ pub fn group() -> Vec<Check> {
                           expansion read.",
             expectation: "the template expands; the read's `contents` carry the expanded URI \
                           (or one under it) and `text` or base64 `blob`; an error is Info (the \
-                          resource may not exist)",
+                          resource may not exist); a `mimeType` other than the template's is \
+                          NonStrict (FEAT-4)",
             faults: &[
                 "template-read-unexpanded-uri",
                 "template-invalid-uri-template",
@@ -234,8 +236,9 @@ async fn read_one(
         tally.unanswered(item, kind, message, schema, reply.evidence());
         return answered;
     };
-    let mut problems = surface::read_problems(uri, result, mime);
+    let mut problems = surface::read_problems(uri, result);
     problems.extend(schema);
+    let deviations = surface::read_deviations(result, mime);
     if problems.is_empty()
         && result
             .get("contents")
@@ -249,9 +252,10 @@ async fn read_one(
         );
         return true;
     }
-    tally.judge(
+    tally.judge_graded(
         item,
         problems,
+        deviations,
         surface::contents_summary(result),
         reply.evidence(),
     );

@@ -96,7 +96,9 @@ pub fn group() -> Vec<Check> {
             description: "Each tool's `inputSchema` (and `outputSchema`) is a JSON Schema \
                           object valid under its dialect (2020-12 by default, meta-schema \
                           validated), with `type: \"object\"` at its root.",
-            expectation: "every tool schema valid; a defect names the tool and the pointer",
+            expectation: "every tool schema valid; a defect names the tool and the pointer \
+                          (NonStrict in a session of a revision before 2025-11-25, where SCHEMA-2 \
+                          is a SHOULD)",
             faults: &["invalid-input-schema", "tool-without-input-schema"],
             script: |s| Box::pin(input_schemas(s)),
         },
@@ -226,7 +228,17 @@ async fn tools(s: &mut Scenario, peer: &mut Peer) -> Result<Vec<Value>, Outcome>
         .unwrap_or_default())
 }
 
+/// The first revision in which SCHEMA-2 is a MUST (a SHOULD before it).
+const SCHEMA_2_MUST_FROM: &str = "2025-11-25";
+
 async fn input_schemas(s: &mut Scenario) -> Verdict {
+    // The revision the schemas are judged in: a legacy session's negotiated one (dates compare
+    // as strings), else 2026-07-28.
+    let older = (s.any_era() == Era::Legacy)
+        .then(|| s.facts().legacy_version())
+        .flatten()
+        .filter(|v| *v < SCHEMA_2_MUST_FROM)
+        .map(str::to_owned);
     let mut peer = s.connect_any_era().await?;
     let tools = tools(s, &mut peer).await?;
     // SCHEMA-2 judges the schemas themselves; the message's other defects are SCHEMA-1's
@@ -243,10 +255,16 @@ async fn input_schemas(s: &mut Scenario) -> Verdict {
             tools.len()
         )));
     }
-    Ok(Outcome::fail(format!(
-        "tool schemas that are not valid JSON Schema (SCHEMA-2): {}",
-        defects.join("; ")
-    )))
+    let defects = defects.join("; ");
+    Ok(match older {
+        Some(v) => Outcome::non_strict(format!(
+            "tool schemas that are not valid JSON Schema (SCHEMA-2, a SHOULD in {v}, the \
+             negotiated revision; a MUST from {SCHEMA_2_MUST_FROM}): {defects}"
+        )),
+        None => Outcome::fail(format!(
+            "tool schemas that are not valid JSON Schema (SCHEMA-2): {defects}"
+        )),
+    })
 }
 
 async fn structured_output(s: &mut Scenario) -> Verdict {

@@ -295,6 +295,27 @@ impl Tally {
         }
     }
 
+    /// As [`Tally::judge`], with `deviations` beside the `problems`: with no problem, the item is
+    /// NonStrict naming the deviations (a SHOULD the reply departs from); with problems, a Fail
+    /// naming both.
+    pub fn judge_graded(
+        &mut self,
+        item: impl Into<String>,
+        problems: Vec<String>,
+        deviations: Vec<String>,
+        ok: impl Into<String>,
+        evidence: Option<Evidence>,
+    ) {
+        match (problems.is_empty(), deviations.is_empty()) {
+            (true, false) => self.push(item, Kind::NonStrict, deviations.join("; "), evidence),
+            (true, true) => self.judge(item, problems, ok, evidence),
+            (false, _) => {
+                let all = problems.into_iter().chain(deviations).collect();
+                self.judge(item, all, ok, evidence);
+            }
+        }
+    }
+
     /// An item whose request got no result: `kind` with `message`, unless what came breaks its
     /// schema (`schema`, from [`violations`]): then a Fail naming the violations too.
     pub fn unanswered(
@@ -527,9 +548,9 @@ pub fn contents_item_problems(at: &str, item: &Value, read: Option<&str>) -> Vec
     problems
 }
 
-/// What is wrong with a `resources/read` result of `uri` (FEAT-4); `listed_mime` is the
-/// `mimeType` its listing gave, if any.
-pub fn read_problems(uri: &str, result: &Value, listed_mime: Option<&str>) -> Vec<String> {
+/// What is wrong with a `resources/read` result of `uri` (FEAT-4's MUSTs). A content item's
+/// `mimeType` is optional in every revision's schema: see [`read_deviations`].
+pub fn read_problems(uri: &str, result: &Value) -> Vec<String> {
     let Some(contents) = result.get("contents").and_then(Value::as_array) else {
         return vec![format!(
             "the result has no `contents` array ({})",
@@ -542,15 +563,41 @@ pub fn read_problems(uri: &str, result: &Value, listed_mime: Option<&str>) -> Ve
     for (i, item) in contents.iter().enumerate() {
         let at = format!("contents[{i}]");
         problems.extend(contents_item_problems(&at, item, Some(uri)));
-        if let Some(mime) = listed_mime {
-            if item.get("mimeType").and_then(Value::as_str).is_none() {
-                problems.push(format!(
-                    "{at} has no `mimeType`, though the listing gives {mime}"
-                ));
-            }
-        }
     }
     problems
+}
+
+/// Where a `resources/read` result departs from FEAT-4's SHOULD: a content item whose
+/// `mimeType` names another media type than `listed_mime`, the one its listing (or template)
+/// gave. A missing `mimeType` is no deviation (it is optional in every schema), nor is a
+/// difference in parameters or case only (`text/plain; charset=utf-8` is `text/plain`).
+pub fn read_deviations(result: &Value, listed_mime: Option<&str>) -> Vec<String> {
+    let Some(listed) = listed_mime else {
+        return Vec::new();
+    };
+    let essence = |mime: &str| {
+        mime.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    };
+    result
+        .get("contents")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .filter_map(|(i, item)| {
+            let mime = item.get("mimeType")?.as_str()?;
+            (essence(mime) != essence(listed)).then(|| {
+                format!(
+                    "contents[{i}] has `mimeType` {mime:?}, but the listing gives {listed:?} \
+                     (FEAT-4: SHOULD agree)"
+                )
+            })
+        })
+        .collect()
 }
 
 /// What a read result holds, for a pass message (`1 text item, text/plain`).
@@ -776,10 +823,17 @@ mod tests {
     #[test]
     fn reads_completions_and_prompts_are_judged() {
         let ok = json!({"contents": [{"uri": "x://a/b", "mimeType": "text/plain", "text": "t"}]});
-        assert!(read_problems("x://a", &ok, Some("text/plain")).is_empty());
+        assert!(read_problems("x://a", &ok).is_empty());
+        assert!(read_deviations(&ok, Some("text/plain")).is_empty());
+        assert!(read_deviations(&ok, Some("Text/Plain; charset=utf-8")).is_empty());
         let wrong = json!({"contents": [{"uri": "x://other", "blob": "%%%"}]});
-        let problems = read_problems("x://a", &wrong, Some("image/png"));
-        assert_eq!(problems.len(), 3, "{problems:?}");
+        let problems = read_problems("x://a", &wrong);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        // FEAT-4: a missing `mimeType` is no deviation, another one is (NonStrict).
+        assert!(read_deviations(&wrong, Some("image/png")).is_empty());
+        let other = json!({"contents": [{"uri": "x://a", "mimeType": "image/gif", "blob": ""}]});
+        assert_eq!(read_deviations(&other, Some("image/png")).len(), 1);
+        assert!(read_deviations(&other, None).is_empty());
         assert!(
             completion_problems(&json!({"completion": {"values": ["a"], "total": 1,
             "hasMore": false}}))

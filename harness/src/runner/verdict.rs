@@ -105,7 +105,10 @@ pub fn slow_is_not_silent(
 /// POL-29, applied once for every check: over HTTP, a 4xx rejection whose JSON-RPC error has
 /// `id: null` although the request's id was readable answers that request, but RPC-3 asks for
 /// the request's id: a Pass, Info or NonStrict verdict becomes NonStrict saying so, and a Fail
-/// or Error mentions it.
+/// or Error mentions it. POL-29's exception, the id-less body of a DNS-rebinding refusal (the 403
+/// for a foreign `Origin`, HTTP-2; the 403 or 421 for a foreign `Host`, POL-33), never reaches
+/// here: the two checks that provoke it read it through `catalogue::http_support::post_refusal`,
+/// which notes it in the transcript instead of recording it.
 pub fn null_id_rejections(outcome: Outcome, rejections: &[(String, u16)]) -> Outcome {
     use crate::outcome::Kind;
     let Some((id, status)) = rejections.first() else {

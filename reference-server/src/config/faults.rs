@@ -224,7 +224,7 @@ faults! {
     ListedResourceUnreadable = "listed-resource-unreadable": "FEAT-4: the license is listed, but reading it gives a not-found error.",
     ReadContentsWrongUri = "read-contents-wrong-uri": "FEAT-4: reads of the static resources return contents whose `uri` is another resource's.",
     ReadBlobNotBase64 = "read-blob-not-base64": "FEAT-4: reading the logo returns a `blob` that is not base64.",
-    ReadMimeTypeDropped = "read-mime-type-dropped": "FEAT-4: read contents carry no `mimeType`, though the listing gives one.",
+    ReadMimeTypeChanged = "read-mime-type-changed": "FEAT-4: read contents carry the `mimeType` `application/octet-stream`, not the one the listing gives (SHOULD agree).",
     TemplateInvalidUriTemplate = "template-invalid-uri-template": "FEAT-5: the notes template's `uriTemplate` is `mcpspec://reference/notes/{topic` (an unclosed expression).",
     TemplateWithoutName = "template-without-name": "FEAT-5: the notes template is listed without a `name`.",
     TemplateReadUnexpandedUri = "template-read-unexpanded-uri": "FEAT-4, FEAT-5: reading an expanded note returns contents whose `uri` is the template, not the URI read.",

@@ -18,6 +18,8 @@ const LOGO_MIME: &str = "image/png";
 const LICENSE_URI: &str = "mcpspec://reference/license";
 /// Where `read-contents-wrong-uri` says the contents came from.
 const ELSEWHERE_URI: &str = "mcpspec://reference/elsewhere";
+/// The `mimeType` `read-mime-type-changed` gives every read content item.
+const CHANGED_MIME: &str = "application/octet-stream";
 
 /// The static resources after the readme: `(uri, name, text)`.
 const MORE: &[(&str, &str, &str)] = &[
@@ -124,10 +126,8 @@ pub(crate) fn read_as(conn: &Connection, uri: &str) -> Option<Vec<Value>> {
         if item.get("blob").is_some() && conn.has(Fault::ReadBlobNotBase64) {
             item["blob"] = json!("not base64!");
         }
-        if conn.has(Fault::ReadMimeTypeDropped) {
-            if let Some(obj) = item.as_object_mut() {
-                obj.remove("mimeType");
-            }
+        if conn.has(Fault::ReadMimeTypeChanged) {
+            item["mimeType"] = json!(CHANGED_MIME);
         }
     }
     Some(contents)
