@@ -275,3 +275,31 @@ async fn a_rollout_with_one_instance_ahead_is_charged_to_that_instance() {
         assert_eq!(evidence.instance.as_deref(), Some("B"), "{id}: {evidence}");
     }
 }
+
+/// Three instances whose tool results carry the time they were served (`--clock`, a tracing
+/// `_meta` field): no answer repeats, on one instance or across them, and the rest of each answer
+/// depends only on the request. `stateless/flows/same-everywhere` asks instance A twice and
+/// compares only what A repeats itself: a clock is no state. The sum still counts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_field_that_varies_on_every_call_is_not_instance_state() {
+    let script = script();
+    let servers: Vec<support::HttpFixture> = (0..3)
+        .map(|_| support::HttpFixture::announced("python3", &[script.as_str(), "--clock"]))
+        .collect();
+    let urls: Vec<String> = servers.iter().map(|s| s.url.clone()).collect();
+    let target = servers[0].target();
+    let mut options = options(ReplicaSpec::Urls(urls));
+    options.checks.allowed_tools = vec!["add".into()];
+    let flows: Vec<mcpspec::Check> = catalogue::all()
+        .into_iter()
+        .filter(|c| c.id == "stateless/flows/same-everywhere")
+        .collect();
+    let report = support::run(target, &flows, options).await;
+    let r = &report.results[0];
+    assert_eq!(r.outcome.kind, Kind::Pass, "{}", r.outcome.message);
+    assert!(
+        r.outcome.message.contains("tools/call add"),
+        "the tool was compared: {}",
+        r.outcome.message
+    );
+}

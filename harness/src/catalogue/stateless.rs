@@ -413,15 +413,27 @@ fn shown(v: Option<&Value>) -> String {
 /// difference names the topic, the field and both instances. The evidence: the first answer
 /// that differs from A's.
 fn disagreements(said: &[Said]) -> (Vec<String>, Option<crate::outcome::Evidence>) {
+    disagreements_beyond(said, &[])
+}
+
+/// [`disagreements`], leaving out the fields `varying[topic]` names (JSON pointers; an empty
+/// pointer is the whole answer): where instance A's own answers differ, no other instance can
+/// be expected to repeat them.
+fn disagreements_beyond(
+    said: &[Said],
+    varying: &[Vec<String>],
+) -> (Vec<String>, Option<crate::outcome::Evidence>) {
     let mut found = Vec::new();
     let mut judged = None;
     let Some((first, rest)) = said.split_first() else {
         return (found, judged);
     };
     for (i, other) in rest.iter().enumerate() {
-        for ((topic, a, _), (_, b, evidence)) in first.iter().zip(other) {
+        for (t, ((topic, a, _), (_, b, evidence))) in first.iter().zip(other).enumerate() {
             let mut diffs = Vec::new();
             differences("", a, b, &mut diffs);
+            let skip = varying.get(t).map_or(&[][..], Vec::as_slice);
+            diffs.retain(|(at, _, _)| !skip.iter().any(|v| within(at, v)));
             if !diffs.is_empty() && judged.is_none() {
                 judged.clone_from(evidence);
             }
@@ -434,6 +446,47 @@ fn disagreements(said: &[Said]) -> (Vec<String>, Option<crate::outcome::Evidence
         }
     }
     (found, judged)
+}
+
+/// Whether JSON pointer `at` is `field` or lies under it (the empty pointer is everything).
+fn within(at: &str, field: &str) -> bool {
+    at == field || at.strip_prefix(field).is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// Where instance A's answer to each of `flows` differs from its answer to the same request
+/// asked again (`first`: what it said the first time): the fields that vary from call to call
+/// (a clock, a counter, a random id), which one instance does not repeat either, so a
+/// difference there says nothing about statelessness. When A's answers differ in more places
+/// than are listed, the whole answer is taken as varying.
+async fn varying_on_a(
+    peer: &mut crate::driver::Peer,
+    flows: &[(String, crate::driver::Outgoing)],
+    first: &Said,
+) -> Vec<Vec<String>> {
+    let mut varying = Vec::new();
+    for ((topic, out), (_, said, _)) in flows.iter().zip(first) {
+        let again = comparable(&peer.call(out.clone()).await);
+        let mut diffs = Vec::new();
+        differences("", said, &again, &mut diffs);
+        let fields: Vec<String> = if diffs.len() >= MAX_DIFFERENCES {
+            vec![String::new()]
+        } else {
+            diffs.into_iter().map(|(at, _, _)| at).collect()
+        };
+        if !fields.is_empty() {
+            peer.note(format!(
+                "{topic}: instance A answered differently when asked again, at {}; those fields \
+                 vary from call to call and are not compared across instances",
+                fields
+                    .iter()
+                    .map(|f| if f.is_empty() { "the whole answer" } else { f.as_str() })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        varying.push(fields);
+    }
+    varying
 }
 
 /// The differences for a verdict: the first [`MAX_DIFFERENCES`], and how many more there are.
@@ -780,7 +833,10 @@ async fn same_everywhere(s: &mut Scenario) -> Verdict {
         }
         said.push(mine);
     }
-    let (found, judged) = disagreements(&said);
+    // A request answered differently on one instance when asked twice is no evidence against
+    // statelessness in the fields that differ: those are left out of the comparison.
+    let varying = varying_on_a(&mut peers[0], &flows, &said[0]).await;
+    let (found, judged) = disagreements_beyond(&said, &varying);
     let names: Vec<&str> = flows.iter().map(|(t, _)| t.as_str()).collect();
     Ok(if found.is_empty() {
         Outcome::pass(format!(
@@ -801,6 +857,25 @@ async fn same_everywhere(s: &mut Scenario) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fields_instance_a_does_not_repeat_are_not_compared() {
+        let said = |v: Value| -> Said { vec![("tools/call clock".into(), v, None)] };
+        let a = said(json!({"result": {"now": 1, "sum": 5}}));
+        let b = said(json!({"result": {"now": 2, "sum": 5}}));
+        let (found, _) = disagreements_beyond(&[a.clone(), b.clone()], &[vec!["/result/now".into()]]);
+        assert!(found.is_empty(), "{found:?}");
+        let (found, _) = disagreements(&[a.clone(), b]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let drift = said(json!({"result": {"now": 2, "sum": 6}}));
+        let (found, _) = disagreements_beyond(&[a.clone(), drift.clone()], &[vec!["/result/now".into()]]);
+        assert_eq!(found.len(), 1, "a repeated field still compared: {found:?}");
+        assert!(found[0].contains("/result/sum"), "{found:?}");
+        let (found, _) = disagreements_beyond(&[a, drift], &[vec![String::new()]]);
+        assert!(found.is_empty(), "the whole answer varies: {found:?}");
+        assert!(within("/result/now/0", "/result/now"));
+        assert!(!within("/result/nowhere", "/result/now"));
+    }
 
     #[test]
     fn differences_are_listed_by_pointer() {
