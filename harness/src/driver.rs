@@ -738,23 +738,6 @@ impl Peer {
         }
     }
 
-    /// Waits for any frame (the backlog first).
-    pub async fn expect_any(&mut self, wait: Duration) -> Incoming {
-        let wait = self.allow_startup(wait);
-        let deadline = Instant::now() + wait;
-        let got = self.next(deadline).await;
-        if matches!(got, Incoming::TimedOut) {
-            self.rec.record(
-                self.conn,
-                Event::Timeout {
-                    waited_ms: millis(wait),
-                    waiting_for: "any message".into(),
-                },
-            );
-        }
-        got
-    }
-
     /// The next frame as a [`Reply`], whatever its id (for raw input whose id the driver did not
     /// assign: nothing else is in flight, so the first line is the answer).
     /// Server notifications and requests on the way are kept for later: a message with `method`

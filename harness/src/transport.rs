@@ -80,19 +80,6 @@ impl Exchange {
     }
 }
 
-impl Recv {
-    /// The bytes of a received message, whatever carried it (a line or an exchange's body).
-    pub fn into_message(self) -> Option<Vec<u8>> {
-        match self {
-            Recv::Line(bytes)
-            | Recv::Exchange(Exchange {
-                body: ExchangeBody::Message(bytes),
-                ..
-            }) => Some(bytes),
-            _ => None,
-        }
-    }
-}
 
 /// Where inbound events come from: a byte stream split into lines (stdio, in memory), or the
 /// events HTTP exchanges post (each exchange a task of its own).

@@ -136,3 +136,28 @@ fn a_written_baseline_lists_each_fail_with_its_message_and_makes_the_run_pass() 
         .code(0);
     assert_eq!(std::fs::read_to_string(&from_json).unwrap(), written);
 }
+
+/// `baseline` writes the baseline and nothing else: report flags it would drop are refused
+/// (exit 2) and nothing is written, rather than exit 0 with the reports missing.
+#[test]
+fn baseline_refuses_report_flags_it_would_not_honour() {
+    let dir = support::Scratch::new("baseline-flags");
+    let (baseline, json, html) = (dir.join("b.yaml"), dir.join("r.json"), dir.join("r.html"));
+    let out = mcpspec()
+        .args(["baseline", "--write"])
+        .arg(&baseline)
+        .arg("--json")
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("--json, --html belong to `mcpspec run`"),
+        "{stderr}"
+    );
+    for file in [&baseline, &json, &html] {
+        assert!(!file.exists(), "{} was written", file.display());
+    }
+}

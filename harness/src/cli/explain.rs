@@ -52,6 +52,16 @@ pub struct BaselineArgs {
 
 /// `mcpspec baseline`: the exit code.
 pub fn baseline(args: BaselineArgs) -> u8 {
+    // It writes the baseline and nothing else: a report flag it would silently drop is refused.
+    let asked = super::run::outputs_asked(&args.run);
+    if !asked.is_empty() {
+        return usage_error(format!(
+            "`mcpspec baseline` writes only the baseline; {} belong{} to `mcpspec run` (write \
+             the JSON report there, then `mcpspec baseline --from RUN.json`)",
+            asked.join(", "),
+            if asked.len() == 1 { "s" } else { "" }
+        ));
+    }
     let report = match &args.from {
         Some(path) => match read_json(path) {
             Ok(report) => report,

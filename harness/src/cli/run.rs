@@ -179,6 +179,25 @@ fn protected_hint(report: &RunReport) {
 
 /// The report of running the checks as `args` say, nothing written (`mcpspec baseline
 /// --write`); the exit code when the run could not be made or the target failed.
+/// The flags given that write something besides a report's verdicts (report files,
+/// transcripts) or read a baseline: `mcpspec baseline` honours none of them.
+pub(super) fn outputs_asked(args: &RunArgs) -> Vec<&'static str> {
+    let mut asked: Vec<&'static str> = args
+        .files
+        .flags()
+        .iter()
+        .filter(|(_, d)| d.is_some())
+        .map(|(flag, _)| *flag)
+        .collect();
+    if args.transcripts.is_some() {
+        asked.push("--transcripts");
+    }
+    if args.baseline.is_some() {
+        asked.push("--baseline");
+    }
+    asked
+}
+
 pub fn report_only(args: RunArgs) -> Result<RunReport, u8> {
     let plan = plan(args).map_err(Stop::exit_code)?;
     let report = execute(
