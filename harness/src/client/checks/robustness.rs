@@ -49,7 +49,7 @@ fn unexpected_messages(obs: &Observation) -> Outcome {
             ),
         );
     }
-    Outcome::pass("the unexpected messages were ignored and the operation completed")
+    Outcome::pass("none of the unexpected messages was answered")
 }
 
 #[cfg(test)]
