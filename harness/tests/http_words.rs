@@ -9,6 +9,8 @@
 
 mod support;
 
+use support::{outcome, summary};
+
 use mcpspec::{Kind, RunReport, catalogue};
 
 const ORIGIN: &str = "http/origin/invalid-rejected";
@@ -31,24 +33,6 @@ async fn run(flags: &[&str]) -> RunReport {
     let report = support::run(server.target(), &checks, support::options()).await;
     drop(server);
     report
-}
-
-fn outcome<'a>(report: &'a RunReport, id: &str) -> &'a mcpspec::Outcome {
-    &report
-        .results
-        .iter()
-        .find(|r| r.id == id)
-        .unwrap_or_else(|| panic!("{id} did not run"))
-        .outcome
-}
-
-fn summary(report: &RunReport) -> String {
-    report
-        .results
-        .iter()
-        .map(|r| format!("{} {} — {}", r.id, r.outcome.kind, r.outcome.message))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The tolerated server: its Origin refusal passes (no POL-29 NonStrict for the id-less body),

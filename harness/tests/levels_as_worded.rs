@@ -7,6 +7,8 @@
 
 mod support;
 
+use support::outcome;
+
 use mcpspec::{Kind, RunReport, catalogue};
 
 /// (reference-server fault, check, words the NonStrict verdict names): each fault departs from
@@ -75,10 +77,6 @@ async fn should_words(version: &str, ids: &[&str]) -> RunReport {
         .args(["--version".to_owned(), version.to_owned()]);
     let checks: Vec<_> = ids.iter().map(|id| catalogue::by_id(id).unwrap()).collect();
     support::run(target, &checks, support::options()).await
-}
-
-fn outcome<'a>(report: &'a RunReport, id: &str) -> &'a mcpspec::Outcome {
-    &report.results.iter().find(|r| r.id == id).unwrap().outcome
 }
 
 /// FEAT-4: read contents without the `mimeType` the listing gives are no deviation (the member

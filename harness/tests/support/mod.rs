@@ -793,3 +793,23 @@ pub fn interrupt_and_wait(
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// The outcome of check `id` in `report`; panics naming it when it did not run.
+pub fn outcome<'a>(report: &'a RunReport, id: &str) -> &'a mcpspec::Outcome {
+    &report
+        .results
+        .iter()
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("{id} did not run"))
+        .outcome
+}
+
+/// Every verdict of `report`, one line each, for an assertion's message.
+pub fn summary(report: &RunReport) -> String {
+    report
+        .results
+        .iter()
+        .map(|r| format!("{} {} — {}", r.id, r.outcome.kind, r.outcome.message))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
