@@ -101,14 +101,18 @@ impl Replicas {
                     starting.push(spawn_http(command)?);
                 }
                 let mut failed = None;
-                for (port, mut process) in starting {
-                    if failed.is_none() {
-                        match wait_ready(port, &mut process).await {
-                            Ok(target) => replicas.instances.push(target),
-                            Err(e) => failed = Some(e),
-                        }
+                for start in starting {
+                    if failed.is_some() {
+                        replicas.spawned.push(start.process);
+                        continue;
                     }
-                    replicas.spawned.push(process);
+                    match start_ready(command, start).await {
+                        Ok((target, process)) => {
+                            replicas.instances.push(target);
+                            replicas.spawned.push(process);
+                        }
+                        Err(e) => failed = Some(e),
+                    }
                 }
                 match failed {
                     None => Ok(replicas),
@@ -158,8 +162,7 @@ impl Replicas {
         let Kind::Spawned(command) = &self.kind else {
             return Ok(None);
         };
-        let (port, mut process) = spawn_http(command)?;
-        let target = wait_ready(port, &mut process).await?;
+        let (target, process) = start_ready(command, spawn_http(command)?).await?;
         Ok(Some(Extra { target, process }))
     }
 
@@ -181,8 +184,21 @@ impl Replicas {
     }
 }
 
+/// How many fresh ports one instance may try: a port picked free can be taken by another
+/// process before the instance binds it (CI runs many servers at once).
+const PORT_ATTEMPTS: usize = 3;
+
+/// One `--spawn-http` process on its way up.
+#[derive(Debug)]
+struct Starting {
+    port: u16,
+    /// The process group mcpspec started (its leader's pid).
+    group: Option<u32>,
+    process: ServerHandle,
+}
+
 /// Starts `command` (with `{port}` replaced by a free loopback port) in its own process group.
-fn spawn_http(command: &str) -> Result<(u16, ServerHandle), StartError> {
+fn spawn_http(command: &str) -> Result<Starting, StartError> {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map_err(|e| StartError::new(format!("cannot find a free loopback port: {e}")))?
@@ -200,47 +216,254 @@ fn spawn_http(command: &str) -> Result<(u16, ServerHandle), StartError> {
     let child = cmd
         .spawn()
         .map_err(|e| StartError::new(format!("cannot start `{line}`: {e}")))?;
-    crate::target::count_start(child.id());
-    Ok((port, ServerHandle::process(child)))
+    let group = child.id();
+    crate::target::count_start(group);
+    Ok(Starting {
+        port,
+        group,
+        process: ServerHandle::process(child),
+    })
 }
 
-/// Waits until the instance on `port` accepts connections and answers first contact; a start
-/// failure if it exits first or takes longer than [`SPAWN_READY`].
-async fn wait_ready(port: u16, process: &mut ServerHandle) -> Result<Target, StartError> {
+/// Waits for `start` to answer; when its port turns out to be served by another process (it
+/// was taken between the pick and the instance's bind), ends it and starts the command again
+/// on a fresh port, at most [`PORT_ATTEMPTS`] times in all.
+async fn start_ready(
+    command: &str,
+    mut start: Starting,
+) -> Result<(Target, ServerHandle), StartError> {
+    let mut attempt = 1;
+    loop {
+        match wait_ready(&mut start).await {
+            Ok(target) => return Ok((target, start.process)),
+            Err(Ready::Failed(e)) => {
+                start.process.terminate(Duration::from_secs(2)).await;
+                return Err(e);
+            }
+            Err(Ready::PortTaken(why)) => {
+                start.process.terminate(Duration::from_secs(2)).await;
+                if attempt == PORT_ATTEMPTS {
+                    return Err(StartError::new(format!(
+                        "{why} ({PORT_ATTEMPTS} ports tried)"
+                    )));
+                }
+                attempt += 1;
+                start = spawn_http(command)?;
+            }
+        }
+    }
+}
+
+/// Why an instance is not ready.
+#[derive(Debug)]
+enum Ready {
+    Failed(StartError),
+    /// Another process serves the instance's port; a fresh port may do.
+    PortTaken(String),
+}
+
+/// Waits until the instance on its port accepts connections and answers first contact; a
+/// start failure if it exits first or takes longer than [`SPAWN_READY`]. What answers must be
+/// the instance mcpspec started: a server of another process on that port would be judged in
+/// its place (where the kernel tells who listens).
+async fn wait_ready(start: &mut Starting) -> Result<Target, Ready> {
+    let port = start.port;
     let url = format!("http://127.0.0.1:{port}/mcp");
     let deadline = tokio::time::Instant::now() + SPAWN_READY;
     loop {
-        if let crate::transport::Liveness::Exited(info) = process.poll_exit() {
-            process.stderr_settled(Duration::from_millis(500)).await;
-            let tail = process.stderr_tail().join("\n");
-            return Err(StartError::new(format!(
+        if let crate::transport::Liveness::Exited(info) = start.process.poll_exit() {
+            start.process.stderr_settled(Duration::from_millis(500)).await;
+            let tail = start.process.stderr_tail().join("\n");
+            return Err(Ready::Failed(StartError::new(format!(
                 "the --spawn-http instance for {url} exited before it answered ({}); its \
                  stderr: {tail}",
                 info.how
-            )));
+            ))));
         }
         if tokio::net::TcpStream::connect(("127.0.0.1", port))
             .await
             .is_ok()
         {
-            break;
+            match listener::served_by_group(port, start.group) {
+                listener::Owner::Group | listener::Owner::Unknown => break,
+                // The instance may still be starting (or about to fail its bind): the port is
+                // not its own, so it is started again elsewhere.
+                listener::Owner::Other => {
+                    return Err(Ready::PortTaken(format!(
+                        "port {port} picked for a --spawn-http instance was taken by another \
+                         process before the instance bound it"
+                    )));
+                }
+            }
         }
         if tokio::time::Instant::now() >= deadline {
-            return Err(StartError::new(format!(
+            return Err(Ready::Failed(StartError::new(format!(
                 "the --spawn-http instance for {url} did not accept connections within {}",
                 crate::text::seconds(SPAWN_READY)
-            )));
+            ))));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let target = Target::url(&url).map_err(StartError::new)?;
-    crate::preflight::preflight(&target, crate::transport::DEFAULT_MAX_MESSAGE).await?;
+    let target = Target::url(&url).map_err(|e| Ready::Failed(StartError::new(e)))?;
+    crate::preflight::preflight(&target, crate::transport::DEFAULT_MAX_MESSAGE)
+        .await
+        .map_err(Ready::Failed)?;
     Ok(target)
+}
+
+/// Who listens on a loopback port, read from the kernel's socket tables (Linux `/proc`).
+mod listener {
+    /// The answer for one port and one process group.
+    #[derive(Debug, PartialEq, Eq)]
+    pub(super) enum Owner {
+        /// A process of the group holds the listening socket.
+        Group,
+        /// The listening socket belongs to no process of the group.
+        Other,
+        /// The system does not say (not Linux, `/proc` unreadable, no group).
+        Unknown,
+    }
+
+    pub(super) fn served_by_group(port: u16, group: Option<u32>) -> Owner {
+        #[cfg(target_os = "linux")]
+        if let Some(group) = group {
+            return linux::owner(port, group);
+        }
+        let _ = (port, group);
+        Owner::Unknown
+    }
+
+    #[cfg(target_os = "linux")]
+    mod linux {
+        use super::Owner;
+        use std::collections::BTreeSet;
+
+        pub(super) fn owner(port: u16, group: u32) -> Owner {
+            let mut inodes = BTreeSet::new();
+            for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+                if let Ok(text) = std::fs::read_to_string(table) {
+                    inodes.extend(listening_inodes(&text, port));
+                }
+            }
+            if inodes.is_empty() {
+                return Owner::Unknown;
+            }
+            let Ok(procs) = std::fs::read_dir("/proc") else {
+                return Owner::Unknown;
+            };
+            for entry in procs.flatten() {
+                let name = entry.file_name();
+                let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
+                    continue;
+                };
+                let in_group = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .ok()
+                    .and_then(|stat| process_group(&stat))
+                    == Some(group);
+                if in_group && holds_any(pid, &inodes) {
+                    return Owner::Group;
+                }
+            }
+            Owner::Other
+        }
+
+        /// The inodes of the sockets listening on `port` in one `/proc/net/tcp*` table.
+        pub(super) fn listening_inodes(table: &str, port: u16) -> Vec<u64> {
+            const LISTEN: &str = "0A";
+            table
+                .lines()
+                .skip(1)
+                .filter_map(|line| {
+                    let fields: Vec<&str> = line.split_whitespace().collect();
+                    let local_port = fields.get(1)?.rsplit(':').next()?;
+                    let listening = *fields.get(3)? == LISTEN;
+                    (listening && u16::from_str_radix(local_port, 16).ok()? == port)
+                        .then(|| fields.get(9)?.parse().ok())
+                        .flatten()
+                })
+                .collect()
+        }
+
+        /// Field 5 of `/proc/PID/stat`, read after the command name (which may hold spaces).
+        pub(super) fn process_group(stat: &str) -> Option<u32> {
+            let rest = &stat[stat.rfind(')')? + 1..];
+            rest.split_whitespace().nth(2)?.parse().ok()
+        }
+
+        fn holds_any(pid: u32, inodes: &BTreeSet<u64>) -> bool {
+            let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+                return false;
+            };
+            fds.flatten().any(|fd| {
+                std::fs::read_link(fd.path()).is_ok_and(|link| {
+                    link.to_str()
+                        .and_then(|l| l.strip_prefix("socket:[")?.strip_suffix(']'))
+                        .and_then(|n| n.parse::<u64>().ok())
+                        .is_some_and(|inode| inodes.contains(&inode))
+                })
+            })
+        }
+    }
+
+    #[cfg(all(test, target_os = "linux"))]
+    mod tests {
+        use super::linux::{listening_inodes, process_group};
+        use super::*;
+
+        #[test]
+        fn a_listening_row_is_read_by_port_and_state() {
+            let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n\
+                \x20  0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 4242 1 0 100 0 0 10 0\n\
+                \x20  1: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000  1000        0 4343 1 0 100 0 0 10 0\n";
+            assert_eq!(listening_inodes(table, 8080), vec![4242]);
+            assert!(listening_inodes(table, 8081).is_empty());
+        }
+
+        #[test]
+        fn the_group_is_read_after_a_name_with_spaces() {
+            assert_eq!(process_group("77 (a b) c) S 1 77 77 0"), Some(77));
+        }
+
+        #[test]
+        fn a_listener_belongs_to_the_group_that_holds_it() {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = l.local_addr().unwrap().port();
+            let own_group = std::fs::read_to_string("/proc/self/stat")
+                .ok()
+                .and_then(|s| process_group(&s))
+                .unwrap();
+            assert_eq!(served_by_group(port, Some(own_group)), Owner::Group);
+            // A group with no process in it (pid 0 leads none).
+            assert_eq!(served_by_group(port, Some(0)), Owner::Other);
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The race CI hit: the port picked for an instance is served by another process (here,
+    /// this one) while the instance is still starting; the instance is not taken for it.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn a_port_served_by_another_process_is_not_the_instance() {
+        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = taken.local_addr().unwrap().port();
+        let mut cmd = tokio::process::Command::new("sleep");
+        cmd.arg("30").kill_on_drop(true).process_group(0);
+        let child = cmd.spawn().unwrap();
+        let mut start = Starting {
+            port,
+            group: child.id(),
+            process: ServerHandle::process(child),
+        };
+        match wait_ready(&mut start).await {
+            Err(Ready::PortTaken(why)) => assert!(why.contains(&port.to_string()), "{why}"),
+            other => panic!("the other process's port was taken for the instance: {other:?}"),
+        }
+        start.process.terminate(Duration::from_secs(2)).await;
+    }
 
     #[test]
     fn instances_are_lettered() {
