@@ -4,7 +4,7 @@
 # sha256; when there is none for this version or machine, `cargo install --locked` of the
 # Action's own source, run from a temporary directory on the stable toolchain, so neither the
 # user's rust-toolchain.toml nor their .cargo/config.toml applies. Tested by
-# harness/tests/action.rs.
+# harness/tests/testsuite/action.rs.
 #
 #   bash scripts/action-install.sh plan      # version=, target=, dir= (the directory to cache)
 #   bash scripts/action-install.sh install   # bin=, source=cache|release|cargo

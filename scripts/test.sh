@@ -19,7 +19,7 @@ echo "== Rust SDK fixture (cargo build --release: rmcp 3.11.0, into target/sdk-f
 bash scripts/rust-sdk-fixture.sh
 
 echo "== Chromium (the HTML report's browser test; skipped with the reason if it cannot be installed)"
-bash scripts/chromium.sh >/dev/null || echo "chromium: not installed; harness/tests/html_report.rs skips its browser test"
+bash scripts/chromium.sh >/dev/null || echo "chromium: not installed; harness/tests/testsuite/html_report.rs skips its browser test"
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check

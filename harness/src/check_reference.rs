@@ -1,6 +1,6 @@
 //! The book's check reference (`docs/reference.md`): every server check, every client check,
 //! and the text of every requirement id they cite, generated from the catalogue itself.
-//! `mcpspec list --markdown FILE` writes it; `harness/tests/book.rs` holds the committed page
+//! `mcpspec list --markdown FILE` writes it; `harness/tests/testsuite/book.rs` holds the committed page
 //! to what this module writes, so the page cannot drift from the code.
 //!
 //! May import the check definitions (both catalogues), the requirement catalogue and the
@@ -25,7 +25,7 @@ pub fn markdown(checks: &[Check], client_checks: &[ClientCheck]) -> String {
         out,
         "# Check reference\n\n\
          <!-- Generated from the catalogue by `mcpspec list --markdown {PAGE}`; \
-         harness/tests/book.rs fails when it differs from the code. Do not edit by hand. -->\n\n\
+         harness/tests/testsuite/book.rs fails when it differs from the code. Do not edit by hand. -->\n\n\
          {} server checks and {} client checks. {} of the {} server requirement ids have a \
          check; every id below is quoted from `harness/requirements.yaml`. Policy ids (POL-n) \
          link to [Policies](policies.md). `mcpspec explain CHECK-ID` tells one check in full.\n",

@@ -3,7 +3,7 @@
 //! area a `group()`; [`all`] lists them in report order.
 //!
 //! A check is proven as the server checks are: it names the reference client's faults under
-//! which it must not pass (`reference_client`, `--fault NAME`), and `tests/client_mutation.rs`
+//! which it must not pass (`reference_client`, `--fault NAME`), and `tests/testsuite/client_mutation.rs`
 //! runs it under each.
 //!
 //! Only what the client did is judged (POL-34): each check says what the client must have done
@@ -45,7 +45,7 @@ pub struct ClientCheck {
     /// What a conforming client does, one line.
     pub expectation: &'static str,
     /// Reference-client faults under which the check must not pass: data for the mutation test
-    /// (`tests/client_mutation.rs`), which the product itself never reads.
+    /// (`tests/testsuite/client_mutation.rs`), which the product itself never reads.
     #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub faults: &'static [&'static str],
     pub judge: fn(&Observation) -> Outcome,

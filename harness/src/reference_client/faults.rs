@@ -1,5 +1,5 @@
 //! The reference client's fault switches: each makes it break one client requirement on purpose,
-//! so that every `mcpspec client` check is shown to fail (`tests/client_mutation.rs`). One line
+//! so that every `mcpspec client` check is shown to fail (`tests/testsuite/client_mutation.rs`). One line
 //! per fault: the enum, the command-line name (`--fault NAME`) and what it breaks.
 
 use std::collections::BTreeSet;

@@ -1,5 +1,5 @@
 //! Where a generated type disagrees with the official `schema.json`, the official schema wins.
-//! Every such disagreement is one entry here, and `harness/tests/schema.rs` proves each: the
+//! Every such disagreement is one entry here, and `harness/tests/testsuite/schema.rs` proves each: the
 //! message the entry names is valid under the official schema, rejected by the bare generated
 //! type, and accepted by [`super::validate`].
 //!
@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::Violation;
 
 /// One disagreement between a generated type and the official schema. `id` and `why` are for
-/// readers and for the test that proves each exception (`tests/schema.rs`); the product only
+/// readers and for the test that proves each exception (`tests/testsuite/schema.rs`); the product only
 /// applies `repair`.
 #[derive(Debug)]
 #[cfg_attr(not(feature = "internals"), allow(dead_code))]
