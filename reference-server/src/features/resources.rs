@@ -7,10 +7,12 @@ use serde_json::{Value, json};
 
 use crate::config::faults::Fault;
 use crate::engine::connection::Connection;
-use crate::features::showcase::PNG_BASE64;
 
 pub const README_URI: &str = "mcpspec://reference/readme";
 pub const README_TEXT: &str = "mcp-reference-server: the server mcpspec proves its checks on.\n";
+/// A 1×1 PNG: the blob resource's bytes, and the `showcase` tool's image.
+pub const PNG_BASE64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 /// The blob resource: a 1×1 PNG.
 pub const LOGO_URI: &str = "mcpspec://reference/logo.png";
 const LOGO_MIME: &str = "image/png";

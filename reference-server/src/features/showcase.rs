@@ -13,9 +13,6 @@ use crate::protocol::version;
 
 pub const SHOWCASE: &str = "showcase";
 
-/// A 1×1 PNG.
-pub const PNG_BASE64: &str =
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 /// Eight samples of 8 kHz 8-bit silence, as a WAV file.
 const WAV_BASE64: &str = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==";
 /// `label`: lowercase letters, 3 to 12 of them.
@@ -83,7 +80,7 @@ pub(crate) fn run(conn: &Connection, args: &Map<String, Value>) -> Result<Value,
     let image = if conn.has(Fault::ToolImageNotBase64) {
         "not base64!".to_owned()
     } else {
-        PNG_BASE64.to_owned()
+        resources::PNG_BASE64.to_owned()
     };
     let mut content = vec![
         json!({ "type": "text", "text": format!("{label} × {count}") }),
