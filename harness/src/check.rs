@@ -484,7 +484,7 @@ impl Scenario {
     pub fn endpoint(&self) -> Option<&crate::transport::http::client::Endpoint> {
         match self.target.as_ref() {
             Target::Url(e) => Some(e),
-            _ => None,
+            Target::Embedded(_) | Target::Command { .. } => None,
         }
     }
 

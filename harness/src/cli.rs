@@ -24,7 +24,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::cli_values::Destination;
-use crate::errln;
+use crate::output::errln;
 use crate::report::Format;
 
 /// Exit codes (docs/outcomes.md "Exit codes").
@@ -173,7 +173,7 @@ pub fn main() -> ExitCode {
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "mcpspec", &mut out);
-            crate::out!("{}", String::from_utf8_lossy(&out));
+            crate::output::out!("{}", String::from_utf8_lossy(&out));
             ExitCode::from(exit::OK)
         }
     }

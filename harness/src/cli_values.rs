@@ -144,7 +144,7 @@ impl Destination {
                 // noted on stderr; neither changes the exit code.
                 if let Err(e) = written {
                     if e.kind() != std::io::ErrorKind::BrokenPipe {
-                        crate::errln!("mcpspec: cannot write to stdout ({e}); output dropped");
+                        crate::output::errln!("mcpspec: cannot write to stdout ({e}); output dropped");
                     }
                 }
                 Ok(())
@@ -166,7 +166,7 @@ impl Destination {
     pub fn write(&self, text: &str) -> Result<(), String> {
         match self {
             Destination::Stdout => {
-                crate::out!("{text}");
+                crate::output::out!("{text}");
                 Ok(())
             }
             Destination::File(path) => {
@@ -186,7 +186,7 @@ pub fn destination_or_stdout(
     match given? {
         Some(destination) => Some(destination),
         None => {
-            crate::errln!(
+            crate::output::errln!(
                 "mcpspec: `{flag}` without a value is deprecated; write `{flag} -` for stdout \
                  or `{flag} FILE`"
             );

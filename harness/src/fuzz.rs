@@ -351,7 +351,7 @@ async fn shrink<T: ValueTree<Value = Vec<Vec<u8>>>>(
             seed: options.seed,
             reproducer: None,
             replay: None,
-            transport: TransportKind::of(target),
+            transport: target.kind(),
         }));
     }
     Ok(None)

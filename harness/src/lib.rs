@@ -76,8 +76,8 @@ inner_modules!(
     yaml,
 );
 
-// Declared by hand: a `#[macro_export]` macro (`out!`, `errln!`) must not come from a
-// macro-expanded module to be named by path.
+// Declared by hand, outside the macro above: it re-exports the crate's print macros
+// (`out!`, `errln!`, `pub(crate)`), which modules name by path (`crate::output::errln!`).
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod output;

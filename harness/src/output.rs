@@ -2,11 +2,11 @@
 //!
 //! Rust ignores SIGPIPE, so writing to a pipe whose reader has gone (`mcpspec list | head -1`)
 //! returns an EPIPE error, on which `println!` panics. Every line mcpspec prints goes through
-//! [`outln!`](crate::outln) / [`out!`](crate::out) instead: the first failed write marks stdout
-//! closed and later output is dropped, while the program carries on to its own exit code (a
-//! report still goes to the files it was asked for). A failure other than a closed pipe (a
-//! full disk, say) is said once on stderr. [`errln!`](crate::errln) / [`err!`](crate::err)
-//! write stderr and ignore failures: there is nowhere left to report them.
+//! `outln!` / `out!` instead: the first failed write marks stdout closed and later output is
+//! dropped, while the program carries on to its own exit code (a report still goes to the
+//! files it was asked for). A failure other than a closed pipe (a full disk, say) is said once
+//! on stderr. `errln!` writes stderr and ignores failures: there is nowhere left to report
+//! them. The macros are `pub(crate)`: how mcpspec's commands print, not API.
 //!
 //! Every line is redacted on its way out ([`crate::auth::redact`]): a credential never reaches
 //! the console or a log.
@@ -108,7 +108,6 @@ pub fn stderr(args: fmt::Arguments<'_>) {
 }
 
 /// `print!` to stdout, quiet once stdout is closed.
-#[macro_export]
 macro_rules! out {
     ($($arg:tt)*) => {
         $crate::output::stdout(format_args!($($arg)*))
@@ -116,7 +115,6 @@ macro_rules! out {
 }
 
 /// `println!` to stdout, quiet once stdout is closed.
-#[macro_export]
 macro_rules! outln {
     () => {
         $crate::output::stdout(format_args!("\n"))
@@ -126,16 +124,7 @@ macro_rules! outln {
     };
 }
 
-/// `eprint!` that ignores a failed write instead of panicking.
-#[macro_export]
-macro_rules! err {
-    ($($arg:tt)*) => {
-        $crate::output::stderr(format_args!($($arg)*))
-    };
-}
-
 /// `eprintln!` that ignores a failed write instead of panicking.
-#[macro_export]
 macro_rules! errln {
     () => {
         $crate::output::stderr(format_args!("\n"))
@@ -144,6 +133,9 @@ macro_rules! errln {
         $crate::output::stderr(format_args!("{}\n", format_args!($($arg)*)))
     };
 }
+
+// Crate-private: the print macros are how mcpspec's own commands write, not API.
+pub(crate) use {errln, out, outln};
 
 #[cfg(test)]
 mod tests {

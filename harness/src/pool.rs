@@ -53,7 +53,7 @@ use crate::driver::lease::{Returned, Slot};
 use crate::driver::{Handshake, Incoming, Peer, Settings, request};
 use crate::outcome::Era;
 use crate::protocol::method;
-use crate::target::{StartError, Target};
+use crate::target::{StartError, Target, TransportKind};
 use crate::transcript::{Event, Recorder};
 use crate::transport::LineTransport;
 use crate::wire::Frame;
@@ -245,7 +245,10 @@ impl Processes {
 
     /// Whether connections are processes (or in-memory servers) mcpspec starts: a stdio target.
     pub fn starts_processes(&self) -> bool {
-        self.target.is_stdio()
+        match self.target.kind() {
+            TransportKind::Stdio => true,
+            TransportKind::Http => false,
+        }
     }
 
     /// Why shared checks ran on fresh processes in this run, if the server failed the
@@ -360,8 +363,9 @@ impl Processes {
 
     /// Spares are for commands only (an in-memory server starts at no cost).
     fn spares_wanted(&self) -> usize {
-        if !matches!(*self.target, Target::Command { .. }) {
-            return 0;
+        match *self.target {
+            Target::Command { .. } => {}
+            Target::Embedded(_) | Target::Url(_) => return 0,
         }
         let demand = usize::try_from(self.fresh_demand.load(Ordering::Relaxed).max(0)).unwrap_or(0);
         self.spare_cap.min(demand)

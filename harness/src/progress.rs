@@ -241,7 +241,7 @@ impl Progress {
                     .unwrap_or_else(|e| e.into_inner())
                     .due(Instant::now());
                 if due {
-                    crate::errln!("{}: {}", self.label, line());
+                    crate::output::errln!("{}: {}", self.label, line());
                 }
             }
         }

@@ -21,7 +21,7 @@ use crate::check::{Check, CheckOptions, Facts, Isolation, Lease, Need, Scenario}
 use crate::driver::Settings;
 use crate::outcome::Outcome;
 use crate::report::{CheckResult, Negotiated, RunReport};
-use crate::target::{StartError, Target};
+use crate::target::{StartError, Target, TransportKind};
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -446,8 +446,14 @@ fn unmet_need(
              (initialize got {})",
             facts.discover_seen, facts.initialize_seen
         )),
-        Need::Stdio if !target.is_stdio() => Some("not a stdio target".into()),
-        Need::Http if target.is_stdio() => Some("not an HTTP target (use --url)".into()),
+        Need::Stdio => match target.kind() {
+            TransportKind::Stdio => None,
+            TransportKind::Http => Some("not a stdio target".into()),
+        },
+        Need::Http => match target.kind() {
+            TransportKind::Http => None,
+            TransportKind::Stdio => Some("not an HTTP target (use --url)".into()),
+        },
         Need::Capability(c) if facts.modern() && !facts.has_capability(c) => Some(format!(
             "the server does not advertise the `{c}` capability (POL-11)"
         )),

@@ -59,6 +59,24 @@ pub(crate) fn count_start(group: Option<u32>) {
     });
 }
 
+/// The transport a target is reached over (and a fuzz oracle rule is stated for).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportKind {
+    /// Newline-delimited JSON on a process's stdio (or the embedded server's pipe).
+    Stdio,
+    /// Streamable HTTP.
+    Http,
+}
+
+impl std::fmt::Display for TransportKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TransportKind::Stdio => "over stdio",
+            TransportKind::Http => "over HTTP",
+        })
+    }
+}
+
 /// A server to test.
 #[derive(Debug, Clone)]
 pub enum Target {
@@ -185,7 +203,7 @@ impl Target {
     ) -> Self {
         match self {
             Target::Url(endpoint) => Target::Url(endpoint.with_credentials(credentials)),
-            other => other,
+            target @ (Target::Embedded(_) | Target::Command { .. }) => target,
         }
     }
 
@@ -193,13 +211,19 @@ impl Target {
     pub fn credentials(&self) -> Option<Arc<dyn crate::transport::http::client::Credentials>> {
         match self {
             Target::Url(endpoint) => endpoint.credentials.clone(),
-            _ => None,
+            Target::Embedded(_) | Target::Command { .. } => None,
         }
     }
 
-    /// Whether the target speaks stdio (a process or the embedded server).
-    pub fn is_stdio(&self) -> bool {
-        !matches!(self, Target::Url(_))
+    /// The transport the target is reached over. Code whose behaviour depends on the transport
+    /// matches this exhaustively (never with a wildcard), so that a new transport is a compile
+    /// error everywhere it must be answered.
+    pub fn kind(&self) -> TransportKind {
+        match self {
+            // The embedded server is read the same way as a process: line by line.
+            Target::Embedded(_) | Target::Command { .. } => TransportKind::Stdio,
+            Target::Url(_) => TransportKind::Http,
+        }
     }
 
     /// Starts a fresh server and returns the byte transport to it.

@@ -13,7 +13,7 @@
 //!
 //! ```no_run
 //! // tests/conformance.rs (examples/cargo-test-integration is this, tested by
-//! // harness/tests/cargo_test.rs)
+//! // harness/tests/testsuite/cargo_test.rs)
 //! use std::time::Duration;
 //!
 //! use mcpspec::{RunOptions, Target};
@@ -347,7 +347,7 @@ fn verdict_texts(check: &Check, r: &CheckResult) -> Result<Completion, Failed> {
     match r.outcome.kind {
         Kind::Pass | Kind::Info => Ok(Completion::Completed),
         Kind::NonStrict => {
-            crate::errln!(
+            crate::output::errln!(
                 "{}: NON-STRICT (passes): {}\n{}",
                 r.id,
                 r.outcome.full_message(),

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::auth::issuer;
-use crate::{errln, outln};
+use crate::output::{errln, outln};
 
 use super::exit;
 

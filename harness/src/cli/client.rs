@@ -12,7 +12,7 @@ use clap::{Args, Subcommand};
 use crate::baseline::Baseline;
 use crate::cli_values::{self, parse_duration};
 use crate::client::{self, ClientOptions, Transport};
-use crate::{errln, outln};
+use crate::output::{errln, outln};
 
 use super::run::{Outputs, Stop, write_outputs};
 use super::{exit, usage_error};

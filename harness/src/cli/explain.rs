@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use crate::baseline::Baseline;
+use crate::catalogue;
+use crate::output::{errln, out, outln};
 use crate::report::RunReport;
-use crate::{catalogue, errln, out, outln};
 
 use super::{exit, usage_error};
 

@@ -13,8 +13,8 @@ use tokio::time::Instant;
 use crate::cli_values::{Destination, at_least_one, parse_duration};
 use crate::fuzz::reproducer::{Record, RecordedTarget, record_path};
 use crate::fuzz::{ExecOptions, FuzzOptions, Stats};
-use crate::target::Target;
-use crate::{errln, outln};
+use crate::output::{errln, outln};
+use crate::target::{Target, TransportKind};
 
 use super::exit::{FAILED as FOUND, INTERRUPTED, OK, TARGET, USAGE};
 
@@ -163,7 +163,10 @@ pub fn fuzz_main(args: FuzzArgs) -> u8 {
         },
         material: crate::fuzz::strategy::Material {
             seeds,
-            http: matches!(target, Target::Url(_)),
+            http: match target.kind() {
+                TransportKind::Http => true,
+                TransportKind::Stdio => false,
+            },
             ..Default::default()
         },
     };
@@ -395,7 +398,7 @@ pub fn replay_main(args: ReplayArgs) -> u8 {
                     "reproduced [{}] {}. Rule: {}. ({} message(s) from {} on {})",
                     v.oracle.id(),
                     v.detail,
-                    v.oracle.rule(crate::fuzz::TransportKind::of(&target)),
+                    v.oracle.rule(target.kind()),
                     case.len(),
                     args.file.display(),
                     target.describe()
@@ -497,8 +500,10 @@ async fn calibrate(
 ) -> Result<Duration, crate::target::StartError> {
     crate::preflight::preflight(target, max_message).await?;
     let mut transport = target.connect(max_message)?;
-    if matches!(target, Target::Embedded(_)) {
-        return Ok(Duration::ZERO);
+    match target {
+        // In memory: nothing to calibrate against.
+        Target::Embedded(_) => return Ok(Duration::ZERO),
+        Target::Command { .. } | Target::Url(_) => {}
     }
     let started = Instant::now();
     let limit = started + Duration::from_secs(10);

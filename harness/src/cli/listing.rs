@@ -6,7 +6,8 @@ use clap::Args;
 
 use crate::cli_values::{Destination, destination_or_stdout, one_on_stdout};
 use crate::coverage::Coverage;
-use crate::{catalogue, check_reference, out, outln};
+use crate::output::{out, outln};
+use crate::{catalogue, check_reference};
 
 use super::{exit, usage_error};
 

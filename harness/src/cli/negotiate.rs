@@ -13,9 +13,9 @@ use crate::Target;
 use crate::cli_values::{DEFAULT_TIMEOUT, Destination, destination_or_stdout, parse_duration};
 use crate::driver::Settings;
 use crate::negotiation::{self, Matrix, Negotiation};
+use crate::output::{errln, out, outln};
 use crate::target::{StartError, TargetArgs};
 use crate::transcript::Recorder;
-use crate::{errln, out, outln};
 
 use super::{exit, usage_error};
 

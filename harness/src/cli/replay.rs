@@ -10,9 +10,9 @@ use serde::Deserialize;
 
 use super::fuzz::ReplayArgs;
 use crate::check::{CheckOptions, Lease};
+use crate::output::{errln, outln};
 use crate::report::ReplayHints;
 use crate::transcript::Prefix;
-use crate::{errln, outln};
 
 use super::exit;
 

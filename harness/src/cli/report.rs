@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::cli_values::{Destination, one_on_stdout};
-use crate::errln;
+use crate::output::errln;
 use crate::report::Format;
 use crate::report::merge::{Merged, merge_files};
 
@@ -73,7 +73,7 @@ pub fn run(args: ReportArgs) -> u8 {
         return usage_error(e);
     }
     if !to_stdout {
-        crate::out!("{}", report.to_console(crate::output::color_stdout()));
+        crate::output::out!("{}", report.to_console(crate::output::color_stdout()));
     }
     if let Some(reason) = &report.target_failure {
         errln!("mcpspec: {reason}");

@@ -19,9 +19,10 @@ use crate::baseline::Baseline;
 use crate::check::CheckOptions;
 use crate::cli_values::{self, DEFAULT_TIMEOUT, parse_duration};
 use crate::driver::Settings;
+use crate::output::{errln, out};
 use crate::report::Format;
-use crate::target::TargetArgs;
-use crate::{Check, RunOptions, RunReport, Target, catalogue, errln, out};
+use crate::target::{TargetArgs, TransportKind};
+use crate::{Check, RunOptions, RunReport, Target, catalogue};
 
 use super::{exit, usage_error, write_rendered};
 
@@ -145,8 +146,10 @@ pub fn run(args: RunArgs) -> u8 {
     plan(args)
         .and_then(|plan| {
             let with_matrix = plan.outputs.files.html.is_some();
-            let tokenless =
-                matches!(plan.target, Target::Url(_)) && plan.target.credentials().is_none();
+            let tokenless = match plan.target.kind() {
+                TransportKind::Http => plan.target.credentials().is_none(),
+                TransportKind::Stdio => false,
+            };
             let report = execute(
                 plan.target,
                 &plan.checks,
@@ -306,13 +309,10 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
     };
     // Processes compete with mcpspec for the cores: no more of them than cores (POL-24).
     // In-memory and HTTP checks cost the target no process each, so more run at a time.
-    let jobs = args
-        .jobs
-        .unwrap_or(if matches!(target, Target::Command { .. }) {
-            crate::runner::default_jobs()
-        } else {
-            8
-        });
+    let jobs = args.jobs.unwrap_or(match target {
+        Target::Command { .. } => crate::runner::default_jobs(),
+        Target::Embedded(_) | Target::Url(_) => 8,
+    });
     let replay = crate::report::ReplayHints {
         allow_tool: args.allow_tool.clone(),
         probe_profile: args.probe_profile,

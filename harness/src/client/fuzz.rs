@@ -33,7 +33,7 @@ use crate::cli_values::parse_duration;
 use crate::client::observation::{ClientEnd, Observation};
 use crate::client::run::{ClientOptions, run_scenario};
 use crate::client::scenario::{FUZZ, Transport};
-use crate::{errln, outln};
+use crate::output::{errln, outln};
 pub use case::Case;
 
 /// How the client broke.

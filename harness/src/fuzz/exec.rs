@@ -66,7 +66,7 @@ pub async fn run_case(
     options: &ExecOptions,
 ) -> Result<CaseResult, StartError> {
     let mut transport = target.connect(options.max_message)?;
-    let kind = TransportKind::of(target);
+    let kind = target.kind();
     let (result, _) = run_on(&mut transport, kind, case, options, Waits::fresh(options)).await;
     transport.terminate(TERMINATE_WITHIN).await;
     Ok(result)
@@ -116,7 +116,7 @@ impl Session {
         };
         // Nothing waits for late extras once the case is complete: a stray reply shows up in
         // a later case, as a violation that must then recur on a fresh connection.
-        let kind = TransportKind::of(target);
+        let kind = target.kind();
         let (result, healthy) = run_on(&mut transport, kind, case, options, Waits::shared()).await;
         // Over HTTP a connection is no process, only POSTs in flight: a case's slow exchanges
         // would answer into the next case. Each case gets its own, and ending it ends them.
@@ -139,7 +139,7 @@ impl Session {
     ) -> Result<CaseResult, StartError> {
         let mut transport = self.fresh(target, options)?;
         self.refill(target, options)?;
-        let kind = TransportKind::of(target);
+        let kind = target.kind();
         let (result, _) = run_on(&mut transport, kind, case, options, Waits::fresh(options)).await;
         transport.terminate(TERMINATE_WITHIN).await;
         Ok(result)

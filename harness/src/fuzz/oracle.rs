@@ -138,29 +138,7 @@ impl fmt::Display for Oracle {
 
 /// The transport a rule is stated for: a stdio server's (the embedded reference server is
 /// read the same way, line by line), or a streamable HTTP endpoint's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TransportKind {
-    Stdio,
-    Http,
-}
-
-impl TransportKind {
-    pub fn of(target: &crate::target::Target) -> TransportKind {
-        match target {
-            crate::target::Target::Url(_) => TransportKind::Http,
-            _ => TransportKind::Stdio,
-        }
-    }
-}
-
-impl fmt::Display for TransportKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            TransportKind::Stdio => "over stdio",
-            TransportKind::Http => "over HTTP",
-        })
-    }
-}
+pub use crate::target::TransportKind;
 
 /// The id of the liveness probe (a `ping`) sent after every case; no generated line carries it.
 pub const PROBE_ID: &str = "mcpspec-fuzz-probe";
