@@ -1533,7 +1533,7 @@ fn on_real_clock(work: impl std::future::Future<Output = ()> + Send + 'static) {
 /// The streamable HTTP faults, each shown over a socket.
 mod http_faults {
     use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::Ordering;
     use std::time::Duration;
 
     use mcp_reference_server::{Config, Eras, Fault, HttpOptions};
@@ -1646,8 +1646,8 @@ mod http_faults {
                 assert!(after.is_none(), "the stream ended: {after:?}");
             }
             Fault::HttpCloseNotCancellation => {
-                let finished = Arc::new(AtomicBool::new(false));
-                let server = start_http_server(slow_server(config(f), finished.clone())).await;
+                let slow = Arc::new(Slow::default());
+                let server = start_http_server(slow_server(config(f), slow.clone())).await;
                 let tcp = async {
                     let mut tcp = tokio::net::TcpStream::connect(server.local_addr())
                         .await
@@ -1658,10 +1658,10 @@ mod http_faults {
                     tcp
                 };
                 let tcp = tokio::time::timeout(WAIT, tcp).await.unwrap();
-                tokio::time::sleep(Duration::from_millis(50)).await;
+                // Closed once the request is being handled, not after a guessed delay.
+                assert!(slow.until(|s| s.started.load(Ordering::SeqCst)).await);
                 drop(tcp);
-                tokio::time::sleep(Duration::from_millis(500)).await;
-                assert!(finished.load(Ordering::SeqCst));
+                assert_eq!(slow.settled().await, (true, false), "(finished, cancelled)");
             }
             Fault::HttpMintsSessionIdModern => {
                 assert!(send(addr, &list()).await.header("mcp-session-id").is_some());

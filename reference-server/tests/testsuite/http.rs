@@ -3,7 +3,7 @@
 use crate::support;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use mcp_reference_server::{Config, Eras, HttpOptions};
@@ -282,8 +282,8 @@ async fn sse_option_streams_every_reply() {
 
 #[tokio::test]
 async fn closing_the_response_cancels_the_request() {
-    let finished = Arc::new(AtomicBool::new(false));
-    let server = start_http_server(slow_server(Config::default(), finished.clone())).await;
+    let slow = Arc::new(Slow::default());
+    let server = start_http_server(slow_server(Config::default(), slow.clone())).await;
     let stream = tokio::time::timeout(WAIT, async {
         let mut tcp = tokio::net::TcpStream::connect(server.local_addr())
             .await
@@ -296,10 +296,15 @@ async fn closing_the_response_cancels_the_request() {
     })
     .await
     .unwrap();
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // Closed once the request is being handled (before that there is nothing to cancel).
+    assert!(slow.until(|s| s.started.load(Ordering::SeqCst)).await);
     drop(stream);
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert!(!finished.load(Ordering::SeqCst), "the request ran on");
+    // Cancelled is seen happen, not inferred from a flag still unset after a delay.
+    assert_eq!(
+        slow.settled().await,
+        (false, true),
+        "(finished, cancelled): the request ran on"
+    );
 }
 
 /// Black-box HTTP-14 with the probe profile: the probe logs a request when it completes, so a
@@ -323,10 +328,33 @@ async fn a_closed_stream_leaves_no_trace_in_the_probe_log() {
     let first = stream.next_event().await.unwrap();
     assert_eq!(first.json()["method"], "notifications/progress");
     drop(stream);
-    tokio::time::sleep(Duration::from_millis(600)).await;
-    let call = modern(2, "tools/call", json!({"name": "mcpspec_probe_log"}));
-    let log = send(addr, &Req::modern(&call)).await.json();
-    let entries = log["result"]["structuredContent"]["entries"].clone();
+    // The control: the same call, started after the closed one and read to its end. Once the
+    // log shows it, the closed call (started first, same work) would be there too had it run
+    // on; a fixed delay would instead pass vacuously on a machine too slow to finish either.
+    let mut control = slow.clone();
+    control["id"] = json!(3);
+    let done = send(addr, &Req::modern(&control)).await;
+    assert!(done.events().iter().any(|e| e.json()["id"] == 3));
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let entries = loop {
+        let call = modern(2, "tools/call", json!({"name": "mcpspec_probe_log"}));
+        let log = send(addr, &Req::modern(&call)).await.json();
+        let entries = log["result"]["structuredContent"]["entries"].clone();
+        let ids: Vec<&Value> = entries
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| &e["id"])
+            .collect();
+        if ids.contains(&&json!(3)) {
+            break entries;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the control call never reached the probe log: {entries}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     assert!(
         entries.as_array().unwrap().iter().all(|e| e["id"] != 1),
         "{entries}"

@@ -396,13 +396,62 @@ pub async fn legacy_initialize(addr: SocketAddr, version: &str) -> Reply {
     send(addr, &Req::json(&initialize(1, version, "http-test"))).await
 }
 
-/// A middleware that takes 300 ms and records whether it got to the end.
-pub fn slow_server(config: Config, finished: Arc<AtomicBool>) -> Server {
+/// What the slow middleware of [`slow_server`] went through with its request.
+#[derive(Debug, Default)]
+pub struct Slow {
+    /// The request reached the middleware.
+    pub started: AtomicBool,
+    /// The middleware's 300 ms delay ran to its end.
+    pub finished: AtomicBool,
+    /// The middleware was dropped (its request cancelled) before its delay ended.
+    pub cancelled: AtomicBool,
+}
+
+impl Slow {
+    /// Polls until `done` holds, for up to [`WAIT`]; whether it did. A condition, never a
+    /// fixed sleep: a loaded machine only makes this wait longer.
+    pub async fn until(&self, done: impl Fn(&Slow) -> bool) -> bool {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        while !done(self) {
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        true
+    }
+
+    /// The request's fate: it ran to its end, or it was cancelled (polled for up to [`WAIT`]).
+    pub async fn settled(&self) -> (bool, bool) {
+        self.until(|s| s.finished.load(Ordering::SeqCst) || s.cancelled.load(Ordering::SeqCst))
+            .await;
+        (
+            self.finished.load(Ordering::SeqCst),
+            self.cancelled.load(Ordering::SeqCst),
+        )
+    }
+}
+
+/// A middleware that takes 300 ms and records in `slow` whether it started, got to the end, or
+/// was dropped before.
+pub fn slow_server(config: Config, slow: Arc<Slow>) -> Server {
+    /// Marks the request cancelled if the middleware is dropped before its delay ends.
+    struct Dropped(Arc<Slow>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            if !self.0.finished.load(Ordering::SeqCst) {
+                self.0.cancelled.store(true, Ordering::SeqCst);
+            }
+        }
+    }
     Server::new(config).with_middleware(from_fn("slow", move |ctx, next| {
-        let finished = finished.clone();
+        let slow = slow.clone();
         async move {
+            slow.started.store(true, Ordering::SeqCst);
+            let dropped = Dropped(slow.clone());
             tokio::time::sleep(Duration::from_millis(300)).await;
-            finished.store(true, Ordering::SeqCst);
+            slow.finished.store(true, Ordering::SeqCst);
+            drop(dropped);
             next.run(ctx).await
         }
     }))
