@@ -137,7 +137,7 @@ fn ctrl_c_ends_the_run_and_every_server_process_it_started() {
         .spawn()
         .unwrap();
     // Fuzzing is under way once the shared process and the warm spare run (at most 20 s).
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let deadline = std::time::Instant::now() + support::scaled(Duration::from_secs(20));
     while support::processes_with_arg(&marker).len() < 2 && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -149,7 +149,7 @@ fn ctrl_c_ends_the_run_and_every_server_process_it_started() {
     let status = support::interrupt_and_wait(&mut child, Duration::from_secs(10), "mcpspec fuzz");
     assert_eq!(status.code(), Some(130));
     // The servers' process groups were killed as the run ended; give the kernel a moment.
-    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    let deadline = std::time::Instant::now() + support::scaled(Duration::from_secs(2));
     while !support::processes_with_arg(&marker).is_empty() && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }

@@ -39,7 +39,7 @@ fn find(name: &str, target_args: &[&str], expect_oracle: &str) -> (PathBuf, Stri
         ])
         .args([
             "--timeout",
-            "0.3",
+            &support::scaled_secs(0.3),
             "--shrink-time",
             "10",
             "--allow-tool",
@@ -83,7 +83,7 @@ fn find(name: &str, target_args: &[&str], expect_oracle: &str) -> (PathBuf, Stri
 
 fn replays(reproducer: &Path, target_args: &[&str], expect_oracle: &str) {
     let output = mcpspec()
-        .args(["replay", "--timeout", "0.3"])
+        .args(["replay", "--timeout", &support::scaled_secs(0.3)])
         .arg(reproducer)
         .args(target_args)
         .timeout(Duration::from_secs(30))

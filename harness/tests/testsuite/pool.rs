@@ -273,7 +273,7 @@ fn carrying(marker: &str) -> Vec<u32> {
 
 /// Waits up to 3 s for no process to carry `marker` (three empty scans in a row); the pids left.
 fn gone(marker: &str) -> Vec<u32> {
-    let deadline = Instant::now() + Duration::from_secs(3);
+    let deadline = Instant::now() + support::scaled(Duration::from_secs(3));
     let mut empty = 0;
     loop {
         let alive = carrying(marker);

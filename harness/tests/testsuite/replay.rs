@@ -33,7 +33,8 @@ fn find(dir: &Path, target_args: &[&str], oracle: &str) -> (PathBuf, String) {
             "--max-findings",
             "1",
         ])
-        .args(["--timeout", "0.3", "--shrink-time", "10", "--out", "out"])
+        .args(["--timeout", &support::scaled_secs(0.3)])
+        .args(["--shrink-time", "10", "--out", "out"])
         .args(target_args)
         .timeout(Duration::from_secs(90))
         .output()

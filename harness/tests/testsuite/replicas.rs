@@ -338,7 +338,7 @@ fn every_spawned_instance_is_gone_after_ctrl_c() {
     let status = support::interrupt_and_wait(&mut child, Duration::from_secs(10), "mcpspec run");
     assert_eq!(status.code(), Some(130), "{status:?}");
     // SIGKILL is sent before mcpspec exits; give the kernel a moment to end the processes.
-    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    let deadline = std::time::Instant::now() + support::scaled(Duration::from_secs(3));
     while !support::processes_with_env(&marker).is_empty() && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }

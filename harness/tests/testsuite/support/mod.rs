@@ -74,6 +74,11 @@ pub fn scaled(d: Duration) -> Duration {
     d.mul_f64(time_scale())
 }
 
+/// `seconds` stretched by [`time_scale`], as a command-line value (`--timeout`).
+pub fn scaled_secs(seconds: f64) -> String {
+    format!("{}", seconds * time_scale())
+}
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
