@@ -15,7 +15,7 @@ bash scripts/typescript-deps.sh
 echo "== TypeScript SDK v2 client fixture (npm ci: @modelcontextprotocol/client 2.4.0)"
 bash scripts/typescript-client-deps.sh
 
-echo "== Rust SDK fixture (cargo build --release: rmcp 3.11.0, into target/sdk-fixtures)"
+echo "== Rust SDK fixture (cargo build: rmcp 3.11.0, into target/sdk-fixtures)"
 bash scripts/rust-sdk-fixture.sh
 
 echo "== Chromium (the HTML report's browser test; skipped with the reason if it cannot be installed)"
@@ -54,7 +54,10 @@ echo "== cargo test"
 # insta never writes snapshots here: a mismatch fails (CI=true does the same in CI).
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-INSTA_UPDATE=no cargo test --workspace --locked 2>&1 | tee "$log"
+# Four tests at once on any machine: most of the suite's wall time is tests waiting (on a hang
+# bound, a timeout, another process's start-up), not computing, so two at a time (one per core
+# on CI) left the cores idle half the time. MCPSPEC_TEST_THREADS overrides it.
+INSTA_UPDATE=no cargo test --workspace --locked -- --test-threads="${MCPSPEC_TEST_THREADS:-4}" 2>&1 | tee "$log"
 # One closing line for the whole run (cargo prints one per test binary).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed;?$/) p += $i; if ($(i+1) ~ /^failed;?$/) f += $i } }
      END { printf "cargo test: %d passed, %d failed\n", p, f }' "$log"

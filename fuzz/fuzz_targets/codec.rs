@@ -1,4 +1,4 @@
-//! The harness wire codec (`mcpspec::fuzz_targets::codec_invariants`).
+//! The harness wire codec (`mcpspec_core::fuzz_targets::codec_invariants`).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| mcpspec::fuzz_targets::fuzz_codec(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| mcpspec_core::fuzz_targets::fuzz_codec(data));

@@ -1,4 +1,4 @@
-//! The harness SSE parser (`mcpspec::fuzz_targets::sse_invariants`).
+//! The harness SSE parser (`mcpspec_core::fuzz_targets::sse_invariants`).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| mcpspec::fuzz_targets::fuzz_sse(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| mcpspec_core::fuzz_targets::fuzz_sse(data));

@@ -19,6 +19,6 @@ pub mod challenge;
 pub mod credentials;
 pub mod discovery;
 pub mod issuer;
-pub mod redact;
+pub use mcpspec_core::redact;
 
 pub use credentials::{AuthArgs, Credentials};

@@ -1,5 +1,6 @@
 //! `mcpspec fuzz` and `mcpspec replay`: black-box fuzzing of any stdio MCP server. (The
-//! in-process cargo-fuzz targets are the top-level `fuzz/` crate, over [`crate::fuzz_targets`].)
+//! in-process cargo-fuzz targets are the top-level `fuzz/` crate, over
+//! `mcpspec_core::fuzz_targets` and the reference server's.)
 //!
 //! ```text
 //! material::gather (the server's tools, resources, prompts; --allow-tool) + corpus (built in)

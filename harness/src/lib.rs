@@ -26,6 +26,9 @@
 //!   pipe-safe output (cli, cli_values, output)
 //! ```
 //!
+//! The bottom of that flow (the transports, the wire codec, the transcript) is the
+//! `mcpspec-core` crate, re-exported here under the same module names.
+//!
 //! The harness shares no code with the reference server it is tested against (only the
 //! embedding entry point), so a bug in one cannot hide the same bug in the other.
 
@@ -62,19 +65,23 @@ inner_modules!(
     pool,
     preflight,
     progress,
-    protocol,
     replicas,
     report,
     requirements,
     schema,
     select,
     target,
-    text,
-    transcript,
-    transport,
-    wire,
     yaml,
 );
+
+// The bottom layer lives in its own crate, `mcpspec-core` (cargo keeps it from importing
+// anything above it); its modules are re-exported under their old names, so `crate::wire` is
+// the same path in every layer above.
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub use mcpspec_core::{protocol, text, transcript, transport, wire};
+#[cfg(not(feature = "internals"))]
+pub(crate) use mcpspec_core::{protocol, text, transcript, transport, wire};
 
 // Declared by hand, outside the macro above: it re-exports the crate's print macros
 // (`out!`, `errln!`, `pub(crate)`), which modules name by path (`crate::output::errln!`).
@@ -87,8 +94,6 @@ pub(crate) mod output;
 // The façade: what a user of the library (the `cargo test` integration, the binaries) needs.
 #[doc(hidden)]
 pub mod cli;
-#[doc(hidden)]
-pub mod fuzz_targets;
 #[doc(hidden)]
 pub mod reference_client;
 pub mod runner;

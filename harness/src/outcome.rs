@@ -123,33 +123,7 @@ impl Mismatch {
     }
 }
 
-/// Where a verdict's evidence is: a transcript entry and its first bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Evidence {
-    /// The entry's `seq` in the check's transcript.
-    pub entry: u32,
-    /// The connection it was on (1-based).
-    pub conn: u32,
-    /// The instance the connection went to, when the check used several (POL-22).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub instance: Option<String>,
-    /// The message's first bytes, or what happened instead of a message.
-    pub quote: String,
-}
-
-impl fmt::Display for Evidence {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "transcript entry {} (connection {}",
-            self.entry, self.conn
-        )?;
-        if let Some(instance) = &self.instance {
-            write!(f, ", instance {instance}")?;
-        }
-        write!(f, "): {}", self.quote)
-    }
-}
+pub use mcpspec_core::transcript::Evidence;
 
 impl Outcome {
     pub fn new(kind: Kind, message: impl Into<String>) -> Self {

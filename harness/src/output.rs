@@ -8,7 +8,7 @@
 //! on stderr. `errln!` writes stderr and ignores failures: there is nowhere left to report
 //! them. The macros are `pub(crate)`: how mcpspec's commands print, not API.
 //!
-//! Every line is redacted on its way out ([`crate::auth::redact`]): a credential never reaches
+//! Every line is redacted on its way out ([`mcpspec_core::redact`]): a credential never reaches
 //! the console or a log.
 //!
 //! Colour is decided here too, once per stream: `--color always|never` wins, and `auto` (the
@@ -87,7 +87,7 @@ pub fn stdout(args: fmt::Arguments<'_>) {
         return;
     }
     let text = args.to_string();
-    let text = crate::auth::redact::text(&text);
+    let text = mcpspec_core::redact::text(&text);
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         STDOUT_CLOSED.store(true, Ordering::Relaxed);
@@ -104,7 +104,7 @@ pub fn stderr(args: fmt::Arguments<'_>) {
     let text = args.to_string();
     let _ = std::io::stderr()
         .lock()
-        .write_all(crate::auth::redact::text(&text).as_bytes());
+        .write_all(mcpspec_core::redact::text(&text).as_bytes());
 }
 
 /// `print!` to stdout, quiet once stdout is closed.

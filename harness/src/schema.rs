@@ -28,10 +28,8 @@ pub mod exceptions;
 pub mod tool_schema;
 pub mod typed;
 
-use std::fmt;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The deepest value the layer validates; deeper values are one violation at the root.
@@ -63,40 +61,7 @@ impl Shape<'_> {
     }
 }
 
-/// One way a message breaks its schema (POL-20: method, JSON pointer, expected, actual).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Violation {
-    /// The method and the kind of message (`tools/list result`).
-    pub method: String,
-    /// Where in the message body (the `result`, `error` or `params` member): a JSON pointer.
-    pub pointer: String,
-    /// What the schema expects there.
-    pub expected: String,
-    /// What came.
-    pub actual: String,
-    /// The revision whose schema it was judged against (set by [`Validator::validate`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub revision: Option<String>,
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = if self.pointer.is_empty() {
-            "(root)"
-        } else {
-            &self.pointer
-        };
-        write!(
-            f,
-            "{} at {at}: expected {}, got {}",
-            self.method, self.expected, self.actual
-        )?;
-        match &self.revision {
-            Some(revision) => write!(f, " (schema {revision})"),
-            None => Ok(()),
-        }
-    }
-}
+pub use mcpspec_core::transcript::Violation;
 
 /// Which schema messages are validated against.
 #[derive(Debug, Clone, Default)]

@@ -266,7 +266,7 @@ async fn bad_input_gets_a_verdict_naming_it_in_bounded_time() {
     let script = support::repo_root().join("fixtures/scripted/auth_defects.py");
     let script = script.display().to_string();
     // Without a defect, every check that can run without the issuer passes.
-    let server = support::HttpFixture::announced("python3", &[&script]);
+    let server = support::HttpFixture::announced(support::python3(), &[&script]);
     let report = support::run(scripted(&server), &auth_checks(), support::options()).await;
     for r in &report.results {
         let expected = if NEED_ISSUER.contains(&r.id.as_str()) {
@@ -277,7 +277,8 @@ async fn bad_input_gets_a_verdict_naming_it_in_bounded_time() {
         assert_eq!(r.outcome.kind, expected, "{}", listing(&report));
     }
     for (defect, id, kind, words) in BAD_INPUT {
-        let server = support::HttpFixture::announced("python3", &[&script, "--defect", defect]);
+        let server =
+            support::HttpFixture::announced(support::python3(), &[&script, "--defect", defect]);
         let started = Instant::now();
         let report = support::run(scripted(&server), &auth_checks(), support::options()).await;
         let took = started.elapsed();

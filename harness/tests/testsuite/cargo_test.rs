@@ -143,7 +143,9 @@ fn several_filters_and_skips_select_like_libtest() {
     assert_eq!(exact.num_passed, 2, "--exact: whole ids only");
 }
 
-/// `cargo test -p cargo-test-integration --test conformance -- ARGS`, with `env` set.
+/// `cargo test --workspace --test conformance -- ARGS` (the example crate's test, the only one
+/// of that name), with `env` set. `--workspace`, not `-p`: the features resolve as for the
+/// suite's own build, so nothing is compiled again (with `-p` the harness was, twice).
 fn example(list: &[&str], env: &[(&str, &str)]) -> Output {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
@@ -151,8 +153,7 @@ fn example(list: &[&str], env: &[(&str, &str)]) -> Output {
         .args([
             "test",
             "--quiet",
-            "-p",
-            "cargo-test-integration",
+            "--workspace",
             "--test",
             "conformance",
             "--",

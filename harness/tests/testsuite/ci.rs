@@ -236,10 +236,9 @@ fn coverage_prints_the_figure_json_and_markdown() {
 
 // --- the `cargo test` integration example ----------------------------------------------------
 
-const EXAMPLE: &str = "cargo-test-integration";
-
-/// `cargo test -p cargo-test-integration --test conformance -- ARGS`, in the same workspace and
-/// target directory as this test (everything is already built by then).
+/// `cargo test --workspace --test conformance -- ARGS` (the example crate's test), in the same
+/// workspace and target directory as this test: `--workspace` resolves features as the suite's
+/// own build did, so everything is already built by then (`-p` compiled the harness again).
 fn example_test(args: &[&str], faults: Option<&str>) -> std::process::Output {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = StdCommand::new(cargo);
@@ -247,8 +246,7 @@ fn example_test(args: &[&str], faults: Option<&str>) -> std::process::Output {
         .args([
             "test",
             "--quiet",
-            "-p",
-            EXAMPLE,
+            "--workspace",
             "--test",
             "conformance",
             "--",

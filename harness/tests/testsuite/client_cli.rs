@@ -127,7 +127,7 @@ fn clients_that_hang_write_nothing_or_fail_are_fails_naming_why() {
             .env(key, value)
             .args(["client", "--select", "client/hygiene/jsonrpc-version"])
             .args(["--timeout", timeout])
-            .args(["--", "python3", &scripted(script)])
+            .args(["--", support::python3(), &scripted(script)])
             .assert()
             .code(1);
         let text = stdout(&out);
@@ -206,7 +206,7 @@ fn fuzz_and_replay_from_the_command_line() {
             "transport": "stdio",
             "timeout_ms": 20000,
             "seed": 0,
-            "command": ["python3", scripted("fragile.py")],
+            "command": [support::python3(), scripted("fragile.py")],
             "case": {"steps": [{"at": 0, "do": "deep", "depth": 70}]}
         })
         .to_string(),
@@ -223,7 +223,12 @@ fn fuzz_and_replay_from_the_command_line() {
     );
     let fixed = mcpspec()
         .args(["client", "replay", &reproducer.display().to_string()])
-        .args(["--", "python3", &scripted("fragile.py"), "--no-planted-bug"])
+        .args([
+            "--",
+            support::python3(),
+            &scripted("fragile.py"),
+            "--no-planted-bug",
+        ])
         .assert()
         .code(0);
     assert!(

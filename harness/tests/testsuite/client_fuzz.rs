@@ -14,7 +14,7 @@ use mcpspec::client::fuzz::{self, FuzzOptions, Oracle};
 
 fn fragile(planted: bool) -> Vec<String> {
     let mut command = vec![
-        "python3".to_owned(),
+        support::python3().to_owned(),
         support::repo_root()
             .join("fixtures/clients/scripted/fragile.py")
             .display()
@@ -128,7 +128,7 @@ async fn finds_nothing_in_correct_clients() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_never_ends_is_a_hang() {
     let hang = vec![
-        "python3".to_owned(),
+        support::python3().to_owned(),
         support::repo_root()
             .join("fixtures/clients/scripted/hang.py")
             .display()

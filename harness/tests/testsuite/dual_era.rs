@@ -47,7 +47,7 @@ fn options() -> RunOptions {
 
 /// Runs the envelope checks against `dual_era.py stdio ERAS ANSWER`; outcomes by check id.
 async fn stdio_run(eras: &str, answer: &str) -> Vec<(String, Outcome)> {
-    let target = Target::command("python3")
+    let target = Target::command(support::python3())
         .arg(script())
         .args(["stdio", eras, answer]);
     let mut ids = ENVELOPE_LESS.to_vec();
@@ -158,7 +158,7 @@ async fn modern_only_32601_is_plain_meta_1() {
 
 async fn mismatch_outcome(mode: &str) -> Outcome {
     let script = script();
-    let server = support::HttpFixture::announced("python3", &[&script, "http", mode]);
+    let server = support::HttpFixture::announced(support::python3(), &[&script, "http", mode]);
     let report = support::run(server.target(), &checks(&[MISMATCH]), options()).await;
     report.results[0].outcome.clone()
 }

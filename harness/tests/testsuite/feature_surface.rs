@@ -12,7 +12,7 @@ use mcpspec::{Check, Kind, RunReport, catalogue};
 
 fn surface_server(era: &str, defects: &[&str]) -> mcpspec::Target {
     let script = support::repo_root().join("fixtures/scripted/feature_surface.py");
-    let mut target = mcpspec::Target::command("python3")
+    let mut target = mcpspec::Target::command(support::python3())
         .arg(script.display().to_string())
         .arg("--era")
         .arg(era);
@@ -131,7 +131,7 @@ async fn list_walks_are_bounded_in_items_and_pages() {
     let ids = ["resources/read/listed", "pagination/resources/ends"];
     let checks: Vec<Check> = ids.iter().map(|id| catalogue::by_id(id).unwrap()).collect();
     let script = support::repo_root().join("fixtures/scripted/feature_surface.py");
-    let target = mcpspec::Target::command("python3")
+    let target = mcpspec::Target::command(support::python3())
         .arg(script.display().to_string())
         .arg("--many")
         .arg("10000");

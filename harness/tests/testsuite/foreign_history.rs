@@ -20,7 +20,7 @@ use mcpspec::{Kind, RunReport, catalogue};
 
 fn history_server(pin: bool) -> mcpspec::Target {
     let script = support::repo_root().join("fixtures/scripted/history_dual.py");
-    let target = mcpspec::Target::command("python3").arg(script.display().to_string());
+    let target = mcpspec::Target::command(support::python3()).arg(script.display().to_string());
     if pin {
         target.arg("--pin-version")
     } else {
@@ -191,7 +191,7 @@ fn every_non_pass_transcript_replays_to_its_verdict() {
     let dir = support::Scratch::new("history-replay");
     let script = support::repo_root().join("fixtures/scripted/history_dual.py");
     let server = [
-        "python3".to_owned(),
+        support::python3().to_owned(),
         script.display().to_string(),
         "--pin-version".into(),
     ];

@@ -81,7 +81,7 @@ async fn run(defects: &[&str]) -> RunReport {
         args.extend(["--defect".to_owned(), (*d).to_owned()]);
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let server = support::HttpFixture::announced("python3", &args);
+    let server = support::HttpFixture::announced(support::python3(), &args);
     let report = support::run(server.target(), &catalogue::all(), support::probe_options()).await;
     drop(server);
     report

@@ -229,7 +229,7 @@ async fn a_rollout_with_one_instance_ahead_is_charged_to_that_instance() {
                 if ahead && i == 1 {
                     args.push("--extra-tool");
                 }
-                support::HttpFixture::announced("python3", &args)
+                support::HttpFixture::announced(support::python3(), &args)
             })
             .collect();
         let urls: Vec<String> = servers.iter().map(|s| s.url.clone()).collect();
@@ -282,7 +282,7 @@ async fn a_rollout_with_one_instance_ahead_is_charged_to_that_instance() {
 async fn a_field_that_varies_on_every_call_is_not_instance_state() {
     let script = script();
     let servers: Vec<support::HttpFixture> = (0..3)
-        .map(|_| support::HttpFixture::announced("python3", &[script.as_str(), "--clock"]))
+        .map(|_| support::HttpFixture::announced(support::python3(), &[script.as_str(), "--clock"]))
         .collect();
     let urls: Vec<String> = servers.iter().map(|s| s.url.clone()).collect();
     let target = servers[0].target();

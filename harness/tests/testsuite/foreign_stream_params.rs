@@ -85,7 +85,7 @@ async fn run(defects: &[&str]) -> RunReport {
         std::process::id(),
         defects.join("+")
     );
-    let mut target = mcpspec::Target::command("python3")
+    let mut target = mcpspec::Target::command(support::python3())
         .arg(script.display().to_string())
         .arg(marker.clone());
     for d in defects {

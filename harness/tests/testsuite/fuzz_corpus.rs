@@ -29,11 +29,12 @@ fn in_process_targets_hold_on_the_corpus_and_regressions() {
     for path in inputs() {
         let bytes = std::fs::read(&path).unwrap();
         let name = path.display();
-        mcpspec::fuzz_targets::codec_invariants(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-        mcpspec::fuzz_targets::sse_invariants(&bytes)
+        mcpspec_core::fuzz_targets::codec_invariants(&bytes)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        mcpspec_core::fuzz_targets::sse_invariants(&bytes)
             .unwrap_or_else(|e| panic!("sse, {name}: {e}"));
         for line in reproducer::split_lines(&bytes) {
-            mcpspec::fuzz_targets::codec_invariants(&line)
+            mcpspec_core::fuzz_targets::codec_invariants(&line)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
         }
         mcp_reference_server::fuzz_targets::dispatch_invariants(&bytes)

@@ -37,7 +37,7 @@ fn script(name: &str) -> String {
 
 /// What the server writes to stdout for `input`.
 fn stdout_of(name: &str, args: &[&str], input: &[u8]) -> String {
-    let output = Command::new("python3")
+    let output = Command::new(support::python3())
         .arg(script(name))
         .args(args)
         .write_stdin(input.to_vec())
@@ -105,7 +105,7 @@ fn a_huge_id_echoed_in_a_batch_reply_is_a_reply() {
         "{out}"
     );
     let server = script("big_ids.py");
-    let target = ["--", "python3", server.as_str()];
+    let target = ["--", support::python3(), server.as_str()];
     replays_to_nothing("big-ids", case, &target);
     fuzzes_to_nothing("big-ids", "1", &target);
 }
@@ -121,7 +121,7 @@ fn a_sent_byte_echoed_as_a_lone_surrogate_escape_is_json() {
     assert!(out.contains(r#""requested":"2026-0\udcff7-28""#), "{out}");
     assert!(out.contains(r#""requested":"2026-0\udc807-28""#), "{out}");
     let server = script("surrogate_echo.py");
-    let target = ["--", "python3", server.as_str()];
+    let target = ["--", support::python3(), server.as_str()];
     replays_to_nothing("surrogate-echo", case, &target);
     fuzzes_to_nothing("surrogate-echo", "2", &target);
 }
@@ -151,16 +151,23 @@ fn a_line_that_is_not_utf8_is_answered_with_the_id_a_lenient_decoder_reads() {
             "{decode}: {out}"
         );
         let server = script("lenient_utf8.py");
-        let target = ["--", "python3", server.as_str(), "--decode", decode];
+        let target = [
+            "--",
+            support::python3(),
+            server.as_str(),
+            "--decode",
+            decode,
+        ];
         replays_to_nothing(&format!("lenient-{decode}"), case, &target);
     }
     let server = script("lenient_utf8.py");
-    fuzzes_to_nothing("lenient", "3", &["--", "python3", server.as_str()]);
+    fuzzes_to_nothing("lenient", "3", &["--", support::python3(), server.as_str()]);
 }
 
 #[test]
 fn the_http_layers_bare_400_to_a_nul_header_is_no_finding() {
-    let server = support::HttpFixture::announced("python3", &[&script("header_nul_http.py")]);
+    let server =
+        support::HttpFixture::announced(support::python3(), &[&script("header_nul_http.py")]);
     // On the wire: the HTTP layer refuses the NUL with a bare 400.
     let address = server
         .url
@@ -198,7 +205,7 @@ fn the_http_layers_bare_400_to_a_nul_header_is_no_finding() {
 /// such a request. That made every case against it a `hang` (2 cases a second).
 #[test]
 fn a_bare_400_outside_a_session_is_no_finding() {
-    let server = support::HttpFixture::announced("python3", &[&script("session_http.py")]);
+    let server = support::HttpFixture::announced(support::python3(), &[&script("session_http.py")]);
     // On the wire: a bare `ping` outside a session gets the bare 400; after `initialize` the
     // session serves it.
     let address = server
@@ -271,7 +278,8 @@ fn a_bare_400_outside_a_session_is_no_finding() {
 /// refusal of a small request still is one.
 #[test]
 fn a_413_to_a_huge_request_is_no_finding() {
-    let server = support::HttpFixture::announced("python3", &[&script("header_nul_http.py")]);
+    let server =
+        support::HttpFixture::announced(support::python3(), &[&script("header_nul_http.py")]);
     let huge = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"mcpspec-nonexistent-tool-7f3a","arguments":{{"text":"{}"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#,
         "x".repeat(150_000)
@@ -314,7 +322,7 @@ fn a_server_answering_a_huge_line_before_reading_the_next_is_no_hang() {
     replays_to_nothing(
         "huge-echoes",
         case.as_bytes(),
-        &["--", "python3", server.as_str()],
+        &["--", support::python3(), server.as_str()],
     );
 }
 
@@ -332,7 +340,7 @@ fn a_violation_that_does_not_recur_when_confirmed_is_no_finding() {
         .args(["fuzz", "--seed", "1", "--cases", CASES, "--timeout", "5"])
         .arg("--out")
         .arg(scratch.join("out"))
-        .args(["--", "python3", server.as_str()])
+        .args(["--", support::python3(), server.as_str()])
         .arg(&*state)
         .timeout(Duration::from_secs(180))
         .output()

@@ -27,13 +27,13 @@ proptest! {
         for p in pieces {
             data.extend_from_slice(p);
         }
-        let checked = mcpspec::fuzz_targets::sse_invariants(&data);
+        let checked = mcpspec_core::fuzz_targets::sse_invariants(&data);
         prop_assert!(checked.is_ok(), "{:?}", checked);
     }
 
     #[test]
     fn decode_is_total_on_any_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
-        prop_assert_eq!(mcpspec::fuzz_targets::codec_invariants(&bytes), Ok(()));
+        prop_assert_eq!(mcpspec_core::fuzz_targets::codec_invariants(&bytes), Ok(()));
     }
 
     #[test]
@@ -43,9 +43,9 @@ proptest! {
         let frame = Frame::decode(value.to_string().as_bytes());
         if let Ok(message) = &frame.parsed {
             prop_assert!(!matches!(message, Message::Batch(_)));
-            prop_assert_eq!(mcpspec::fuzz_targets::round_trip(message), Ok(()));
+            prop_assert_eq!(mcpspec_core::fuzz_targets::round_trip(message), Ok(()));
         }
-        prop_assert_eq!(mcpspec::fuzz_targets::codec_invariants(value.to_string().as_bytes()), Ok(()));
+        prop_assert_eq!(mcpspec_core::fuzz_targets::codec_invariants(value.to_string().as_bytes()), Ok(()));
     }
 }
 

@@ -83,7 +83,7 @@ fn control_a_correct_http_server_passes() {
 #[test]
 fn control_the_survivor_scan_finds_a_leftover() {
     let marker = hostile_support::marker("leftover");
-    let mut leftover = std::process::Command::new("python3")
+    let mut leftover = std::process::Command::new(crate::support::python3())
         .arg(hostile_support::script())
         .args(["stdio", "sleeper", "--lifetime", "30", "--marker", &marker])
         .stdin(std::process::Stdio::null())

@@ -23,7 +23,7 @@ async fn run(flags: &[&str]) -> RunReport {
     let mut args = vec![script.display().to_string()];
     args.extend(flags.iter().map(|f| (*f).to_owned()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let server = support::HttpFixture::announced("python3", &args);
+    let server = support::HttpFixture::announced(support::python3(), &args);
     let checks: Vec<_> = catalogue::all()
         .into_iter()
         .filter(|c| c.id.starts_with("http/"))

@@ -225,7 +225,7 @@ async fn a_server_broken_by_malformed_input_gets_the_same_verdicts_in_both_modes
     let script = support::repo_root().join("fixtures/scripted/malformed_casualty.py");
     for how in ["--wedge", "--die"] {
         let target = || {
-            Target::command("python3")
+            Target::command(support::python3())
                 .arg(script.display().to_string())
                 .arg(how)
         };
@@ -322,7 +322,7 @@ fn assert_wedged_verdict(r: &mcpspec::report::CheckResult) {
 #[tokio::test]
 async fn a_wedged_process_fails_the_next_check_which_opens_with_the_wedging_line() {
     let script = support::repo_root().join("fixtures/scripted/malformed_casualty.py");
-    let target = Target::command("python3")
+    let target = Target::command(support::python3())
         .arg(script.display().to_string())
         .arg("--wedge");
     let mut options = support::options();

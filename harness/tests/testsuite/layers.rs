@@ -7,7 +7,9 @@
 //! the one item it sits on (not the rest of the file), a name the crate root re-exports is its
 //! module's (`crate::RunReport` imports `report`), and `super::super::x` that climbs to the root
 //! imports `x`. Crates keep what is between them (Cargo refuses an import a manifest does not
-//! allow); this test keeps the modules inside each crate.
+//! allow); this test keeps the modules inside each crate. The core's modules, which the harness
+//! re-exports under their own names (`crate::wire`) or names by path (`mcpspec_core::wire`), are
+//! names of their own in the harness's table: which module may stand on which part of the core.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -21,18 +23,32 @@ struct Library {
     /// Top-level files that are no module of the table: the crate roots, and `cli` (the command
     /// line, at the top of the harness's library, which may import anything).
     outside: &'static [&'static str],
+    /// Whether the crate stands on the core (its table names the core's modules).
+    on_core: bool,
 }
+
+/// The crate below the harness, whose modules the harness's table names one by one.
+const CORE_CRATE: &str = "mcpspec_core";
+
+const CORE: Library = Library {
+    src: "core/src",
+    section: "## The core's layers, tested",
+    outside: &["lib"],
+    on_core: false,
+};
 
 const HARNESS: Library = Library {
     src: "harness/src",
     section: "## The harness's layers, tested",
     outside: &["lib", "main", "cli"],
+    on_core: true,
 };
 
 const REFERENCE_SERVER: Library = Library {
     src: "reference-server/src",
     section: "## The reference server's layers, tested",
     outside: &["lib", "main"],
+    on_core: false,
 };
 
 /// What the crate root defines itself (not re-exported from a module) is named `lib`.
@@ -84,10 +100,14 @@ impl Library {
         reexports(&without_test_items(&code_only(&root)))
     }
 
-    /// How the crate root's names read: its modules, its re-exports (as their module).
+    /// How the crate root's names read: its modules, its re-exports (as their module; a module
+    /// of the core as itself).
     fn root(&self) -> Root {
         let mut modules = self.modules();
         modules.extend(self.outside.iter().map(|m| (*m).to_owned()));
+        if self.on_core {
+            modules.extend(core_modules());
+        }
         Root {
             modules,
             reexports: self.reexports(),
@@ -414,6 +434,21 @@ fn reexports(root: &str) -> BTreeMap<String, String> {
         };
         let path = path.trim();
         let path = path.strip_prefix("crate::").unwrap_or(path);
+        // `pub use mcpspec_core::{wire, …}`: each module of the core is a name of its own.
+        if let Some(below) = path
+            .strip_prefix(CORE_CRATE)
+            .and_then(|p| p.strip_prefix("::"))
+        {
+            if !below[ident(below).len()..].starts_with("::") {
+                let names = below.trim_start_matches('{').trim_end_matches('}');
+                for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                    map.insert(name.to_owned(), name.to_owned());
+                }
+                continue;
+            }
+        }
+        let path = path.strip_prefix(CORE_CRATE).unwrap_or(path);
+        let path = path.strip_prefix("::").unwrap_or(path);
         let module = ident(path).to_owned();
         let names: Vec<&str> = match path.find('{') {
             Some(open) => path[open + 1..].trim_end_matches('}').split(',').collect(),
@@ -469,6 +504,14 @@ fn inline_modules(c: &[char]) -> Vec<(usize, usize)> {
     spans
 }
 
+/// How code names the core crate by path.
+const CORE_PATH: &str = "mcpspec_core::";
+
+/// The core's top-level modules, which the harness's table names one by one.
+fn core_modules() -> BTreeSet<String> {
+    CORE.modules()
+}
+
 /// The crate's top-level modules `code` names, for a file whose module is `depth` below the
 /// crate root: `crate::x…` paths, `use crate::{x, y::z}` groups, `super::…` paths that reach
 /// the root, and names the root re-exports (as their module; other root items as `lib`).
@@ -505,6 +548,8 @@ fn imports(code: &str, depth: usize, root: &Root) -> BTreeSet<String> {
         let rest = &text[byte..];
         if at_start && rest.starts_with("crate::") {
             record(&rest["crate::".len()..]);
+        } else if at_start && rest.starts_with(CORE_PATH) {
+            record(&rest[CORE_PATH.len()..]);
         } else if at_start && rest.starts_with("super::") {
             let mut climbs = 0;
             let mut tail = rest;
@@ -535,8 +580,14 @@ fn every_reference_server_module_imports_only_what_the_architecture_allows() {
 }
 
 #[test]
+fn every_core_module_imports_only_what_the_architecture_allows() {
+    CORE.assert_imports_follow_the_table();
+}
+
+#[test]
 fn the_layers_have_no_cycle() {
     HARNESS.assert_no_cycle();
+    CORE.assert_no_cycle();
     REFERENCE_SERVER.assert_no_cycle();
 }
 
@@ -548,7 +599,7 @@ fn read(code: &str, depth: usize) -> BTreeSet<String> {
         ]),
         reexports: reexports(&code_only(
             "pub use check::{Check, Need};\npub use report::RunReport;\n\
-             pub use crate::config::faults;",
+             pub use crate::config::faults;\npub use mcpspec_core::{transport, redact};",
         )),
     };
     imports(&without_test_items(&code_only(code)), depth, &root)
@@ -628,5 +679,25 @@ fn strings_and_comments_neither_hide_nor_make_imports() {
     assert_eq!(
         read(code, 1),
         set(&["wire", "text", "pool", "driver", "outcome", "schema"])
+    );
+}
+
+/// The core's modules are names of their own, however the code reaches them: through the
+/// root's re-export or by the core crate's path.
+#[test]
+fn the_cores_modules_are_names_of_their_own() {
+    assert_eq!(
+        read(
+            "use crate::transport::Recv; fn f() { crate::redact::text(\"x\"); }",
+            1
+        ),
+        set(&["transport", "redact"])
+    );
+    assert_eq!(
+        read(
+            "use mcpspec_core::wire::Frame;\nuse mcpspec_core::{text, transport::Recv};",
+            1
+        ),
+        set(&["wire", "text", "transport"])
     );
 }

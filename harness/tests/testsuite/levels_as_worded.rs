@@ -70,7 +70,7 @@ async fn departing_from_a_should_is_non_strict() {
 /// `fixtures/scripted/should_words.py` at `version`, with `ids`.
 async fn should_words(version: &str, ids: &[&str]) -> RunReport {
     let script = support::repo_root().join("fixtures/scripted/should_words.py");
-    let target = mcpspec::Target::command("python3")
+    let target = mcpspec::Target::command(support::python3())
         .arg(script.display().to_string())
         .args(["--version".to_owned(), version.to_owned()]);
     let checks: Vec<_> = ids.iter().map(|id| catalogue::by_id(id).unwrap()).collect();

@@ -102,7 +102,7 @@ async fn the_used_connection_column_shows_a_version_pinned_on_first_use() {
         assert_eq!(row.used.as_ref(), Some(&row.modern), "{row:?}");
     }
     let script = support::repo_root().join("fixtures/scripted/history_dual.py");
-    let scripted = mcpspec::Target::command("python3")
+    let scripted = mcpspec::Target::command(support::python3())
         .arg(script.display().to_string())
         .arg("--pin-version");
     for target in [

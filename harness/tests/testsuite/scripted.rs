@@ -230,7 +230,7 @@ async fn a_listen_stream_with_a_priming_event_delivers_its_acknowledgement_while
 /// `fixtures/scripted/legacy_only.py` as a stdio target.
 fn legacy_only_server() -> mcpspec::Target {
     let script = support::repo_root().join("fixtures/scripted/legacy_only.py");
-    mcpspec::Target::command("python3").arg(script.display().to_string())
+    mcpspec::Target::command(support::python3()).arg(script.display().to_string())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -455,7 +455,7 @@ async fn a_session_less_request_refused_with_a_plain_400_is_an_error_answer_befo
 async fn an_idless_invalid_message_answered_with_an_idless_32600_is_not_a_reply_to_a_notification()
 {
     let script = support::repo_root().join("fixtures/scripted/legacy_only.py");
-    let target = mcpspec::Target::command("python3")
+    let target = mcpspec::Target::command(support::python3())
         .arg(script.display().to_string())
         .arg("--reject-invalid-notifications");
     let checks: Vec<_> = [

@@ -11,7 +11,7 @@ use mcpspec::{Kind, RunReport, catalogue};
 
 fn shape_server(defects: &[&str]) -> mcpspec::Target {
     let script = support::repo_root().join("fixtures/scripted/shape_defects.py");
-    let mut target = mcpspec::Target::command("python3").arg(script.display().to_string());
+    let mut target = mcpspec::Target::command(support::python3()).arg(script.display().to_string());
     for d in defects {
         target = target.arg("--defect").arg(*d);
     }
@@ -129,7 +129,7 @@ async fn an_unsuccessful_call_is_not_judged() {
     options.checks.allowed_tools = vec!["add".into()];
     // `add` rejects non-numbers with isError: the schema says strings, so the call fails.
     let script = support::repo_root().join("fixtures/scripted/shape_defects.py");
-    let target = mcpspec::Target::command("python3")
+    let target = mcpspec::Target::command(support::python3())
         .arg(script.display().to_string())
         .arg("--defect")
         .arg("string-inputs");

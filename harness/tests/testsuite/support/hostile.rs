@@ -81,7 +81,7 @@ impl Target {
     pub fn stdio(name: &str, mode_args: &[&str]) -> Self {
         let marker = marker(name);
         let mut args = vec![
-            "python3".to_string(),
+            crate::support::python3().to_string(),
             script().display().to_string(),
             "stdio".into(),
         ];
@@ -127,7 +127,7 @@ pub struct HttpServer {
 impl HttpServer {
     pub fn start(name: &str, mode: &str, extra: &[&str]) -> Self {
         let marker = marker(name);
-        let mut command = Command::new("python3");
+        let mut command = Command::new(crate::support::python3());
         command
             .arg(script())
             .args(["http", mode, "--port", "0", "--marker", &marker])

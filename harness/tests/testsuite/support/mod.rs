@@ -79,6 +79,26 @@ pub fn scaled_secs(seconds: f64) -> String {
     format!("{}", seconds * time_scale())
 }
 
+/// The Python interpreter the scripted fixtures run on: `python3` on the PATH, resolved once
+/// to the real executable. On a machine where `python3` is a version manager's shim (pyenv's
+/// is a bash script that starts half a dozen processes), every fixture start would pay for
+/// the shim; the suite starts hundreds.
+pub fn python3() -> &'static str {
+    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let out = std::process::Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 is on the PATH");
+        let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        assert!(
+            out.status.success() && !path.is_empty(),
+            "python3 -c 'import sys; print(sys.executable)' said nothing: {out:?}"
+        );
+        path
+    })
+}
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -366,7 +386,7 @@ pub fn typescript_server(extra: &[&str]) -> Target {
 
 /// The Rust SDK fixture's binary; panics (not skips) with the command that builds it.
 pub fn rust_sdk_binary() -> PathBuf {
-    let bin = repo_root().join("target/sdk-fixtures/release/rust-sdk-fixture");
+    let bin = repo_root().join("target/sdk-fixtures/debug/rust-sdk-fixture");
     assert!(
         bin.exists(),
         "the Rust SDK fixture server is missing at {}: build it with \

@@ -106,7 +106,6 @@ impl<W: Write> Writer<W> {
     }
 
     /// Writes what is held back and returns the inner writer.
-    #[cfg(any(test, feature = "internals"))]
     pub fn finish(mut self) -> std::io::Result<W> {
         self.release_all()?;
         Ok(self.inner)

@@ -115,11 +115,12 @@ pub fn connect(endpoint: Endpoint, max_message: usize) -> LineTransport {
         max_message,
         alive,
     };
-    LineTransport::over_exchanges(Box::new(writer), events, ServerHandle::remote())
-    .with_era_hint(EraHint {
-        session,
-        _alive: alive_tx,
-    })
+    LineTransport::over_exchanges(Box::new(writer), events, ServerHandle::remote()).with_era_hint(
+        EraHint {
+            session,
+            _alive: alive_tx,
+        },
+    )
 }
 
 /// Turns written lines into POSTs.
@@ -280,7 +281,9 @@ async fn exchange(
                 request_id: request_id.clone(),
             };
             let failed = ExchangeBody::Failed(why.replace(['\n', '\r'], " "));
-            let _ = events.send(Recv::Exchange(Exchange { http, body: failed })).await;
+            let _ = events
+                .send(Recv::Exchange(Exchange { http, body: failed }))
+                .await;
         }
     };
     let mut request = Request::new("POST").body(body);
@@ -454,7 +457,10 @@ mod tests {
         let mut transport = connect(endpoint, 1 << 20);
         let soon = Instant::now() + Duration::from_secs(5);
         transport
-            .send(b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n", soon)
+            .send(
+                b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n",
+                soon,
+            )
             .await
             .unwrap();
         transport.recv(soon).await
@@ -488,6 +494,9 @@ mod tests {
         };
         assert_eq!(http.status, 503);
         assert_eq!(http.request_id, Some(serde_json::json!(7)));
-        assert!(why.contains("HTTP 503") && why.contains("empty body"), "{why}");
+        assert!(
+            why.contains("HTTP 503") && why.contains("empty body"),
+            "{why}"
+        );
     }
 }

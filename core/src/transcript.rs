@@ -6,12 +6,12 @@ mod prefix;
 
 pub use prefix::Prefix;
 
+use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::outcome::Evidence;
 use crate::wire::Frame;
 
 /// One recorded event.
@@ -83,7 +83,7 @@ pub enum Event {
     SchemaViolations {
         #[serde(skip_serializing_if = "Option::is_none")]
         entry: Option<u32>,
-        violations: Vec<crate::schema::Violation>,
+        violations: Vec<Violation>,
     },
     /// The transcript's budget ran out: this many later events (mostly received messages)
     /// were counted but not kept.
@@ -130,7 +130,7 @@ struct Log {
 pub struct SchemaFinding {
     /// The message's entry (its evidence), when it was kept.
     pub evidence: Option<Evidence>,
-    pub violations: Vec<crate::schema::Violation>,
+    pub violations: Vec<Violation>,
 }
 
 /// The schema findings one scenario keeps (more are counted by the first ones' presence).
@@ -401,28 +401,18 @@ impl Recorder {
     /// Records that the received message of entry `seq` breaks its schema: the transcript marks
     /// it with an [`Event::SchemaViolations`] entry, and the runner makes the check a Fail
     /// (POL-20).
-    pub fn schema_violations(
-        &self,
-        conn: u32,
-        seq: Option<u32>,
-        violations: Vec<crate::schema::Violation>,
-    ) {
+    pub fn schema_violations(&self, conn: u32, seq: Option<u32>, violations: Vec<Violation>) {
         self.schema_violations_of(conn, Carrier::Entry(seq), violations);
     }
 
     /// Records that a message received outside the driver (a raw HTTP exchange, which has no
     /// entry of its own) breaks its schema; the evidence is the exchange noted as judged just
     /// before (see [`Recorder::note_judged`]), the one that carried it.
-    pub fn raw_schema_violations(&self, conn: u32, violations: Vec<crate::schema::Violation>) {
+    pub fn raw_schema_violations(&self, conn: u32, violations: Vec<Violation>) {
         self.schema_violations_of(conn, Carrier::LastJudged, violations);
     }
 
-    fn schema_violations_of(
-        &self,
-        conn: u32,
-        carrier: Carrier,
-        violations: Vec<crate::schema::Violation>,
-    ) {
+    fn schema_violations_of(&self, conn: u32, carrier: Carrier, violations: Vec<Violation>) {
         let seq = match carrier {
             Carrier::Entry(seq) => seq,
             Carrier::LastJudged => None,
@@ -590,6 +580,34 @@ fn block(n: usize) -> usize {
 /// The bytes of evidence a verdict quotes.
 pub const EVIDENCE_BYTES: usize = 200;
 
+/// Where a verdict's evidence is: a transcript entry and its first bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// The entry's `seq` in the check's transcript.
+    pub entry: u32,
+    /// The connection it was on (1-based).
+    pub conn: u32,
+    /// The instance the connection went to, when the check used several (POL-22).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
+    /// The message's first bytes, or what happened instead of a message.
+    pub quote: String,
+}
+
+impl fmt::Display for Evidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "transcript entry {} (connection {}",
+            self.entry, self.conn
+        )?;
+        if let Some(instance) = &self.instance {
+            write!(f, ", instance {instance}")?;
+        }
+        write!(f, "): {}", self.quote)
+    }
+}
+
 impl Evidence {
     /// What `entry` shows, quoted: a message's first [`EVIDENCE_BYTES`] bytes, or what
     /// happened instead (a timeout, a close, an HTTP exchange's note).
@@ -642,6 +660,41 @@ pub fn clip(text: &str) -> String {
         end -= 1;
     }
     format!("{}… ({} bytes in all)", &text[..end], text.len())
+}
+
+/// One way a message breaks its schema (POL-20: method, JSON pointer, expected, actual).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    /// The method and the kind of message (`tools/list result`).
+    pub method: String,
+    /// Where in the message body (the `result`, `error` or `params` member): a JSON pointer.
+    pub pointer: String,
+    /// What the schema expects there.
+    pub expected: String,
+    /// What came.
+    pub actual: String,
+    /// The revision whose schema it was judged against (set by [`Validator::validate`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = if self.pointer.is_empty() {
+            "(root)"
+        } else {
+            &self.pointer
+        };
+        write!(
+            f,
+            "{} at {at}: expected {}, got {}",
+            self.method, self.expected, self.actual
+        )?;
+        match &self.revision {
+            Some(revision) => write!(f, " (schema {revision})"),
+            None => Ok(()),
+        }
+    }
 }
 
 #[cfg(test)]

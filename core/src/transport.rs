@@ -14,7 +14,7 @@ pub mod http;
 mod lines;
 mod process;
 mod sent;
-pub(crate) use process::wait_group_gone;
+pub use process::wait_group_gone;
 pub use sent::SentLog;
 
 use std::time::Duration;
@@ -79,7 +79,6 @@ impl Exchange {
         }
     }
 }
-
 
 /// Where inbound events come from: a byte stream split into lines (stdio, in memory), or the
 /// events HTTP exchanges post (each exchange a task of its own).
@@ -180,7 +179,11 @@ impl LineTransport {
         events: mpsc::Receiver<Recv>,
         server: ServerHandle,
     ) -> Self {
-        let mut transport = Self::new(writer, LineReader::new(Box::new(tokio::io::empty()), 0), server);
+        let mut transport = Self::new(
+            writer,
+            LineReader::new(Box::new(tokio::io::empty()), 0),
+            server,
+        );
         transport.reader = Inbound::Exchanges(events);
         transport
     }

@@ -6,7 +6,7 @@
 //! Credentials belong to the endpoint ([`Endpoint::credentials`]): every request [`send`]
 //! makes to it carries them (unless the request is [`Request::anonymous`] or sets the header
 //! itself), and only requests to that endpoint do: an endpoint parsed from any other URL has
-//! none. What they are and how they are refreshed is `crate::auth`'s, behind the
+//! none. What they are and how they are refreshed is `mcpspec::auth`'s, behind the
 //! [`Credentials`] trait, so this module imports nothing above it.
 
 use std::future::Future;
@@ -21,7 +21,7 @@ use tokio::time::Instant;
 pub type CredentialsFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What an endpoint's requests carry to be let in: headers whose values are secrets. Implemented
-/// by `crate::auth::Credentials`.
+/// by `mcpspec::auth::Credentials`.
 pub trait Credentials: std::fmt::Debug + Send + Sync {
     /// The headers to add, values in full (obtaining them may run a command or mint a token);
     /// an error says why they could not be had.

@@ -171,9 +171,18 @@ mod tests {
         let mut lines = LineReader::new(Box::new(r), 100);
         w.write_all(b"a\nbb\r\nccc").await.unwrap();
         drop(w);
-        assert_eq!(lines.next_line(soon()).await, LineEvent::Line(b"a".to_vec()));
-        assert_eq!(lines.next_line(soon()).await, LineEvent::Line(b"bb\r".to_vec()));
-        assert_eq!(lines.next_line(soon()).await, LineEvent::Line(b"ccc".to_vec()));
+        assert_eq!(
+            lines.next_line(soon()).await,
+            LineEvent::Line(b"a".to_vec())
+        );
+        assert_eq!(
+            lines.next_line(soon()).await,
+            LineEvent::Line(b"bb\r".to_vec())
+        );
+        assert_eq!(
+            lines.next_line(soon()).await,
+            LineEvent::Line(b"ccc".to_vec())
+        );
         assert_eq!(lines.next_line(soon()).await, LineEvent::Closed);
     }
 
@@ -205,7 +214,10 @@ mod tests {
                 head: vec![b'x'; 1000]
             }
         );
-        assert_eq!(lines.next_line(soon()).await, LineEvent::Line(b"{}".to_vec()));
+        assert_eq!(
+            lines.next_line(soon()).await,
+            LineEvent::Line(b"{}".to_vec())
+        );
         assert!(lines.buf.capacity() < 1000 + 2 * CHUNK);
     }
 

@@ -256,7 +256,7 @@ fn kill_group(pid: u32) {
 fn kill_group(_pid: u32) {}
 
 /// Waits until no process is left in group `pid`, or `deadline`.
-pub(crate) async fn wait_group_gone(pid: u32, deadline: tokio::time::Instant) {
+pub async fn wait_group_gone(pid: u32, deadline: tokio::time::Instant) {
     while group_exists(pid) && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
