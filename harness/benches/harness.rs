@@ -8,8 +8,8 @@ use serde_json::json;
 
 use mcpspec::driver::{Peer, Settings, request};
 use mcpspec::outcome::Era;
-use mcpspec::wire::{Frame, Id, Message};
 use mcpspec::{RunOptions, Target};
+use mcpspec_core::wire::{Frame, Id, Message};
 
 fn sample_line() -> Vec<u8> {
     let tools: Vec<_> = (0..8)

@@ -8,17 +8,18 @@
 //!     --> protected resource metadata (RFC 9728) --> authorization server metadata (RFC 8414)
 //! issuer.rs: keys in a directory, JWTs minted (right, expired, wrong audience, …),
 //!     issuer/http.rs: `mcpspec auth issuer` serves its metadata and JWKS on loopback
-//! redact.rs: every secret replaced by `‹redacted›` in everything mcpspec writes
 //! ```
 //!
+//! Redaction (every secret replaced by `‹redacted›` in everything mcpspec writes) is the
+//! core's `mcpspec_core::redact`, below every crate that writes.
+//!
 //! The checks that use this are `catalogue/auth.rs` (`auth/*`). Owns `auth/`. Imports the
-//! transport's HTTP client (below it) and the leaves (`text`, `protocol`); `redact` and
-//! `challenge` are leaves themselves, which `output` and `cli_values` may import.
+//! transport's HTTP client (below it) and the leaves (`text`, `protocol`); `challenge` is a
+//! leaf itself, which `cli_values` may import.
 
 pub mod challenge;
 pub mod credentials;
 pub mod discovery;
 pub mod issuer;
-pub use mcpspec_core::redact;
 
 pub use credentials::{AuthArgs, Credentials};

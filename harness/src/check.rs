@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::driver::{Peer, Reply, Settings};
 use crate::outcome::{Era, Level, Outcome};
 use crate::target::Target;
-use crate::transcript::{Entry, Event, Recorder};
+use mcpspec_core::transcript::{Entry, Event, Recorder};
 
 /// A boxed future the catalogue can store.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -228,7 +228,7 @@ impl Facts {
             || self
                 .supported_versions()
                 .iter()
-                .any(|v| crate::protocol::version::LEGACY.contains(&v.as_str()))
+                .any(|v| mcpspec_core::protocol::version::LEGACY.contains(&v.as_str()))
     }
 
     /// The legacy version the server answered to the probe's `initialize`.
@@ -346,7 +346,7 @@ pub struct Scenario {
     /// Where the shared connection comes from.
     lease: Lease,
     /// What earlier checks wrote to the shared process this check leased (POL-30).
-    prior: Option<crate::transport::SentLog>,
+    prior: Option<mcpspec_core::transport::SentLog>,
     /// What the leased connection is: a modern process or a legacy session.
     held: Option<crate::pool::Held>,
 }
@@ -387,7 +387,7 @@ impl Scenario {
 
     /// What earlier checks wrote to the shared process this check ran on, when it ran on one
     /// (POL-30): empty for a process new to the pool.
-    pub fn prior(&self) -> Option<&crate::transport::SentLog> {
+    pub fn prior(&self) -> Option<&mcpspec_core::transport::SentLog> {
         self.prior.as_ref()
     }
 
@@ -469,7 +469,7 @@ impl Scenario {
     }
 
     /// Draws the transcript on the run's shared budget (set by the runner).
-    pub fn with_run_budget(mut self, budget: Arc<crate::transcript::RunBudget>) -> Self {
+    pub fn with_run_budget(mut self, budget: Arc<mcpspec_core::transcript::RunBudget>) -> Self {
         self.rec = Recorder::with_run_budget(budget);
         self
     }
@@ -481,7 +481,7 @@ impl Scenario {
     }
 
     /// The HTTP endpoint, when the target is a URL.
-    pub fn endpoint(&self) -> Option<&crate::transport::http::client::Endpoint> {
+    pub fn endpoint(&self) -> Option<&mcpspec_core::transport::http::client::Endpoint> {
         match self.target.as_ref() {
             Target::Url(e) => Some(e),
             Target::Embedded(_) | Target::Command { .. } => None,
@@ -495,7 +495,7 @@ impl Scenario {
     }
 
     /// Replies that came late in this scenario (POL-24).
-    pub fn lates(&self) -> Vec<crate::transcript::Late> {
+    pub fn lates(&self) -> Vec<mcpspec_core::transcript::Late> {
         self.rec.lates()
     }
 
@@ -676,7 +676,7 @@ impl Scenario {
         }
         // The newest legacy version asked for: the server answers with the one it negotiates
         // (the probe's), and the session is the one the `legacy/*` checks share.
-        let version = crate::protocol::version::LATEST_LEGACY;
+        let version = mcpspec_core::protocol::version::LATEST_LEGACY;
         let (peer, reply, _) = self.session(version).await?;
         if reply.result().is_none() {
             return Err(Outcome::error(format!(
@@ -744,12 +744,12 @@ impl Scenario {
     }
 
     /// Takes the schema violations found so far, for a check that reports them itself.
-    pub fn take_schema_findings(&self) -> Vec<crate::transcript::SchemaFinding> {
+    pub fn take_schema_findings(&self) -> Vec<mcpspec_core::transcript::SchemaFinding> {
         self.rec.take_schema_findings()
     }
 
     /// The schema violations of the messages this scenario received (SCHEMA-1, POL-20).
-    pub fn schema_findings(&self) -> Vec<crate::transcript::SchemaFinding> {
+    pub fn schema_findings(&self) -> Vec<mcpspec_core::transcript::SchemaFinding> {
         self.rec.schema_findings()
     }
 

@@ -121,7 +121,7 @@ impl Destination {
 
     /// Streams a report into the file, or onto stdout ending its line (quiet once stdout is
     /// closed): a large report (a JSON report carries every transcript) is never held whole in
-    /// memory as text. What is written is redacted ([`crate::auth::redact`]): this and
+    /// memory as text. What is written is redacted ([`mcpspec_core::redact`]): this and
     /// [`Destination::write`] are the one way reports and transcripts leave mcpspec.
     pub fn stream(
         &self,
@@ -135,7 +135,7 @@ impl Destination {
                 // not once per small write of a renderer.
                 let mut w = std::io::BufWriter::with_capacity(
                     REDACTED_CHUNK,
-                    crate::auth::redact::Writer::new(stdout.lock()),
+                    mcpspec_core::redact::Writer::new(stdout.lock()),
                 );
                 let written = render(&mut w)
                     .and_then(|()| w.write_all(b"\n"))
@@ -154,7 +154,7 @@ impl Destination {
                 let file = std::fs::File::create(path).map_err(cannot)?;
                 let mut w = std::io::BufWriter::with_capacity(
                     REDACTED_CHUNK,
-                    crate::auth::redact::Writer::new(file),
+                    mcpspec_core::redact::Writer::new(file),
                 );
                 render(&mut w).and_then(|()| w.flush()).map_err(cannot)
             }
@@ -170,7 +170,7 @@ impl Destination {
                 Ok(())
             }
             Destination::File(path) => {
-                std::fs::write(path, crate::auth::redact::text(text).as_bytes())
+                std::fs::write(path, mcpspec_core::redact::text(text).as_bytes())
                     .map_err(|e| format!("cannot write {}: {e}", path.display()))
             }
         }

@@ -29,17 +29,17 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::time::Instant;
 
-pub use crate::text::{preview, seconds, shorten};
+pub use mcpspec_core::text::{preview, seconds, shorten};
 pub use builder::{Outgoing, notification, raw, request};
 pub use conversation::Exchange;
 pub use reply::{Reply, Unrelated};
 pub use session::{Handshake, initialize_request};
 
 use crate::outcome::Era;
-use crate::protocol::method;
-use crate::transcript::{Event, Recorder};
-use crate::transport::{LineTransport, Liveness, Recv};
-use crate::wire::{EntryRef, Frame, Message};
+use mcpspec_core::protocol::method;
+use mcpspec_core::transcript::{Event, Recorder};
+use mcpspec_core::transport::{LineTransport, Liveness, Recv};
+use mcpspec_core::wire::{EntryRef, Frame, Message};
 
 /// Timeouts and bounds (POL-13).
 #[derive(Debug, Clone)]
@@ -69,7 +69,7 @@ impl Default for Settings {
             expect_timeout: Duration::from_secs(2),
             scenario_timeout: Duration::from_secs(15),
             quiet: Duration::from_millis(150),
-            max_message: crate::transport::DEFAULT_MAX_MESSAGE,
+            max_message: mcpspec_core::transport::DEFAULT_MAX_MESSAGE,
             startup_timeout: Duration::from_secs(10),
             ready_timeout: Duration::from_secs(3),
             schema: crate::schema::Validator::default(),
@@ -312,7 +312,7 @@ impl Peer {
                 Event::Send { message }
             }
             _ => Event::SendRaw {
-                text: crate::transcript::clip(&String::from_utf8_lossy(line)),
+                text: mcpspec_core::transcript::clip(&String::from_utf8_lossy(line)),
             },
         };
         self.rec.record(self.conn, event);
@@ -421,7 +421,7 @@ impl Peer {
     async fn server_request(
         &mut self,
         frame: Frame,
-        id: &crate::wire::Id,
+        id: &mcpspec_core::wire::Id,
         m: &str,
         deadline: Instant,
     ) {
@@ -446,7 +446,7 @@ impl Peer {
             }
             return;
         }
-        let mut bytes = crate::protocol::answer_server_request(
+        let mut bytes = mcpspec_core::protocol::answer_server_request(
             m == method::PING,
             &serde_json::to_vec(&id.to_json()).unwrap_or_default(),
         );
@@ -606,7 +606,7 @@ impl Peer {
         let body_id = frame
             .raw_id()
             .or(frame.envelope.as_ref().and_then(|e| e.id.as_ref()));
-        let readable = crate::wire::Id::from_json(&awaited).is_some();
+        let readable = mcpspec_core::wire::Id::from_json(&awaited).is_some();
         if !readable || body_id.is_some_and(|id| !id.is_null()) || !frame.is_reply() {
             return Reply::Frame(frame);
         }
@@ -653,7 +653,7 @@ impl Peer {
                 // A null, boolean or fractional id cannot be read back: an error without an id
                 // is its right reply (POL-2, POL-5).
                 Incoming::Frame(f)
-                    if is_idless_error(&f) && crate::wire::Id::from_json(id).is_none() =>
+                    if is_idless_error(&f) && mcpspec_core::wire::Id::from_json(id).is_none() =>
                 {
                     return Reply::Frame(f);
                 }
@@ -712,7 +712,7 @@ impl Peer {
             millis(latency),
             seconds(waited)
         ));
-        self.rec.record_late(crate::transcript::Late {
+        self.rec.record_late(mcpspec_core::transcript::Late {
             id: id.to_string(),
             latency,
             waited,

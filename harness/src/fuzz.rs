@@ -139,7 +139,7 @@ impl Finding {
         let lines: Vec<String> = self
             .case
             .iter()
-            .map(|l| crate::text::shorten(&String::from_utf8_lossy(l), 200))
+            .map(|l| mcpspec_core::text::shorten(&String::from_utf8_lossy(l), 200))
             .collect();
         s.push_str(&format!(" Sent: {}.", lines.join(" | ")));
         if let Some(path) = &self.reproducer {

@@ -27,7 +27,7 @@
 //! ```
 //!
 //! The bottom of that flow (the transports, the wire codec, the transcript) is the
-//! `mcpspec-core` crate, re-exported here under the same module names.
+//! `mcpspec-core` crate, which every layer here names by its path (`mcpspec_core::wire`).
 //!
 //! The harness shares no code with the reference server it is tested against (only the
 //! embedding entry point), so a bug in one cannot hide the same bug in the other.
@@ -73,15 +73,6 @@ inner_modules!(
     target,
     yaml,
 );
-
-// The bottom layer lives in its own crate, `mcpspec-core` (cargo keeps it from importing
-// anything above it); its modules are re-exported under their old names, so `crate::wire` is
-// the same path in every layer above.
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub use mcpspec_core::{protocol, text, transcript, transport, wire};
-#[cfg(not(feature = "internals"))]
-pub(crate) use mcpspec_core::{protocol, text, transcript, transport, wire};
 
 // Declared by hand, outside the macro above: it re-exports the crate's print macros
 // (`out!`, `errln!`, `pub(crate)`), which modules name by path (`crate::output::errln!`).

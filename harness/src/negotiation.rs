@@ -17,9 +17,9 @@ use serde_json::Value;
 
 use crate::driver::{Peer, Reply, Settings, notification, request};
 use crate::outcome::Era;
-use crate::protocol::{code, method, version};
+use mcpspec_core::protocol::{code, method, version};
 use crate::target::{StartError, Target};
-use crate::transcript::Recorder;
+use mcpspec_core::transcript::Recorder;
 
 /// Which way negotiation went.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -95,7 +95,7 @@ pub async fn negotiate(
         let transport = target.connect(settings.max_message)?;
         rec.record(
             conn,
-            crate::transcript::Event::Connect {
+            mcpspec_core::transcript::Event::Connect {
                 target: target.describe(),
             },
         );
@@ -200,7 +200,7 @@ fn modern(result: Value, version: Option<String>, path: Path) -> Negotiation {
 
 fn mutual(result: &Value, client: &Client) -> Option<String> {
     let supported =
-        crate::protocol::string_array(result.get("supportedVersions")).unwrap_or_default();
+        mcpspec_core::protocol::string_array(result.get("supportedVersions")).unwrap_or_default();
     client
         .modern
         .iter()
@@ -225,7 +225,7 @@ fn classify_discover(reply: &Reply) -> DiscoverAnswer {
             let supported = e
                 .data
                 .as_ref()
-                .and_then(|d| crate::protocol::string_array(d.get("supported")));
+                .and_then(|d| mcpspec_core::protocol::string_array(d.get("supported")));
             supported.map_or(DiscoverAnswer::Other, DiscoverAnswer::Unsupported)
         }
         _ => DiscoverAnswer::Other,
@@ -385,7 +385,7 @@ fn judge_cell(reply: &Reply, v: &str, legacy: bool) -> Cell {
         let supported = e
             .data
             .as_ref()
-            .and_then(|d| crate::protocol::string_array(d.get("supported")));
+            .and_then(|d| mcpspec_core::protocol::string_array(d.get("supported")));
         return Cell::Error {
             code: e.code,
             supported,

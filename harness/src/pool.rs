@@ -52,11 +52,11 @@ use tokio::time::Instant;
 use crate::driver::lease::{Returned, Slot};
 use crate::driver::{Handshake, Incoming, Peer, Settings, request};
 use crate::outcome::Era;
-use crate::protocol::method;
+use mcpspec_core::protocol::method;
 use crate::target::{StartError, Target, TransportKind};
-use crate::transcript::{Event, Recorder};
-use crate::transport::LineTransport;
-use crate::wire::Frame;
+use mcpspec_core::transcript::{Event, Recorder};
+use mcpspec_core::transport::LineTransport;
+use mcpspec_core::wire::Frame;
 
 /// The writer name a session's handshake is kept under in its process's history (POL-30): the
 /// history a check's verdict may depend on starts after it.
@@ -85,7 +85,7 @@ pub struct Spawned {
     pub slot: Slot,
     /// A pooled process: everything earlier checks wrote to it (POL-30), which the check's
     /// verdict may depend on.
-    pub prior: Option<crate::transport::SentLog>,
+    pub prior: Option<mcpspec_core::transport::SentLog>,
 }
 
 /// What a shared check holds: a modern process, or a legacy session with its handshake.
@@ -444,7 +444,7 @@ impl Processes {
             let spawned = self.spare_or_spawn()?;
             self.count("legacy session");
             let (mut spawned, handshake) = self.begin(spawned, version).await?;
-            spawned.prior = Some(crate::transport::SentLog::default());
+            spawned.prior = Some(mcpspec_core::transport::SentLog::default());
             spawned.transport.mark_sent(check);
             return Ok((spawned, handshake));
         };
@@ -537,11 +537,11 @@ impl Processes {
                 .recv(Instant::now() + Duration::from_millis(2))
                 .await
             {
-                crate::transport::Recv::Line(bytes) => leftovers.push(bytes),
-                crate::transport::Recv::Exchange(exchange) => {
+                mcpspec_core::transport::Recv::Line(bytes) => leftovers.push(bytes),
+                mcpspec_core::transport::Recv::Exchange(exchange) => {
                     leftovers.push(exchange.into_frame().raw);
                 }
-                crate::transport::Recv::Overflow { head, .. } => leftovers.push(head),
+                mcpspec_core::transport::Recv::Overflow { head, .. } => leftovers.push(head),
                 _ => break,
             }
         }
@@ -553,7 +553,7 @@ impl Processes {
                         "left over on the shared process by {} before this check began (drained, \
                          not judged, POL-21): {}",
                         idle.last_check,
-                        crate::text::shorten(&String::from_utf8_lossy(&bytes), 300)
+                        mcpspec_core::text::shorten(&String::from_utf8_lossy(&bytes), 300)
                     ),
                 },
             );
@@ -729,7 +729,7 @@ impl Processes {
                     } else {
                         AfterCheck::Stopped(format!(
                             "its answer to a liveness {liveness} was not a JSON-RPC reply: {}",
-                            crate::text::shorten(&String::from_utf8_lossy(&f.raw), 300)
+                            mcpspec_core::text::shorten(&String::from_utf8_lossy(&f.raw), 300)
                         ))
                     };
                 }
@@ -745,13 +745,13 @@ impl Processes {
                     break AfterCheck::Stopped(format!(
                         "the server stopped answering after this check: a liveness {liveness} \
                          got no reply within {}",
-                        crate::text::seconds(wait)
+                        mcpspec_core::text::seconds(wait)
                     ));
                 }
                 Incoming::Closed => {
                     let how = match peer.wait_exit(Duration::from_millis(500)).await {
-                        crate::transport::Liveness::Exited(info) => format!(" ({})", info.how),
-                        crate::transport::Liveness::Running => String::new(),
+                        mcpspec_core::transport::Liveness::Exited(info) => format!(" ({})", info.how),
+                        mcpspec_core::transport::Liveness::Running => String::new(),
                     };
                     break AfterCheck::Stopped(format!(
                         "the server stopped answering after this check: it closed its output{how} \
@@ -769,7 +769,7 @@ impl Processes {
         // reply can carry (null, a boolean, a fraction: POL-5) leave nothing to wait for.
         let in_step = outstanding.iter().all(|o| {
             serde_json::from_str::<Value>(o)
-                .is_ok_and(|id| crate::wire::Id::from_json(&id).is_none())
+                .is_ok_and(|id| mcpspec_core::wire::Id::from_json(&id).is_none())
         });
         let kept = afterwards != Afterwards::Ended;
         if kept && poolable && !handshook && verdict == AfterCheck::Alive && in_step {
@@ -799,13 +799,13 @@ impl Processes {
 
 /// Whether `check`'s writes (the log's last chunk, when it is that check's) hold an
 /// `initialize` request.
-fn sent_initialize(log: &crate::transport::SentLog, check: &str) -> bool {
+fn sent_initialize(log: &mcpspec_core::transport::SentLog, check: &str) -> bool {
     log.chunks().last().is_some_and(|chunk| {
         chunk.by == check
             && chunk.writes.iter().any(|w| {
                 serde_json::from_slice::<Value>(w).is_ok_and(|v| {
                     v.get("method").and_then(Value::as_str)
-                        == Some(crate::protocol::method::INITIALIZE)
+                        == Some(mcpspec_core::protocol::method::INITIALIZE)
                 })
             })
     })
@@ -814,8 +814,8 @@ fn sent_initialize(log: &crate::transport::SentLog, check: &str) -> bool {
 /// Records a message drained from a shared process after its check, marked as such.
 fn drained(rec: &Recorder, conn: u32, frame: &Frame) {
     let text = match &frame.json {
-        Some(v) => crate::text::preview(v, 300),
-        None => crate::text::shorten(&String::from_utf8_lossy(&frame.raw), 300),
+        Some(v) => mcpspec_core::text::preview(v, 300),
+        None => mcpspec_core::text::shorten(&String::from_utf8_lossy(&frame.raw), 300),
     };
     rec.record_about_received(
         conn,

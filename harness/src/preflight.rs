@@ -13,10 +13,10 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::time::Instant;
 
-use crate::protocol::{meta, method, version};
+use mcpspec_core::protocol::{meta, method, version};
 use crate::target::{StartError, Target};
-use crate::transport::Recv;
-use crate::transport::http::client::{self, HttpError, Request};
+use mcpspec_core::transport::Recv;
+use mcpspec_core::transport::http::client::{self, HttpError, Request};
 
 /// How long first contact waits for the target to answer or to die.
 pub const CONTACT_WINDOW: Duration = Duration::from_secs(2);
@@ -70,7 +70,7 @@ async fn command(target: &Target, max_message: usize) -> Result<Contact, StartEr
             Recv::Closed => break None,
             Recv::TimedOut => {}
         }
-        if let crate::transport::Liveness::Exited(info) = transport.liveness() {
+        if let mcpspec_core::transport::Liveness::Exited(info) = transport.liveness() {
             break Some(info.how);
         }
         if Instant::now() >= deadline {
@@ -80,8 +80,8 @@ async fn command(target: &Target, max_message: usize) -> Result<Contact, StartEr
     let how = match exited_early {
         Some(how) => how,
         None => match transport.wait_exit(Duration::from_millis(500)).await {
-            crate::transport::Liveness::Exited(info) => info.how,
-            crate::transport::Liveness::Running => "it closed its output".into(),
+            mcpspec_core::transport::Liveness::Exited(info) => info.how,
+            mcpspec_core::transport::Liveness::Running => "it closed its output".into(),
         },
     };
     transport.stderr_settled(Duration::from_millis(500)).await;

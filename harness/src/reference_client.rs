@@ -93,7 +93,7 @@ pub fn main() -> u8 {
 /// Connects to `peer`, performs the scenario's operation, and ends the session.
 async fn run(peer: &str, faults: Faults) -> Result<(), String> {
     let stdio = std::env::var(env::TRANSPORT).is_ok_and(|t| t == "stdio");
-    let link = link::Link::open(peer, stdio, crate::transport::DEFAULT_MAX_MESSAGE)?;
+    let link = link::Link::open(peer, stdio, mcpspec_core::transport::DEFAULT_MAX_MESSAGE)?;
     let mut session = Session::new(link, faults);
     let preferred = std::env::var(env::PROTOCOL_VERSION).ok();
     let operation = operation();

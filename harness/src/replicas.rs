@@ -14,7 +14,7 @@
 use std::time::Duration;
 
 use crate::target::{StartError, Target};
-use crate::transport::ServerHandle;
+use mcpspec_core::transport::ServerHandle;
 
 /// The most instances one run may name.
 pub const MAX_INSTANCES: usize = 16;
@@ -271,7 +271,7 @@ async fn wait_ready(start: &mut Starting) -> Result<Target, Ready> {
     let url = format!("http://127.0.0.1:{port}/mcp");
     let deadline = tokio::time::Instant::now() + SPAWN_READY;
     loop {
-        if let crate::transport::Liveness::Exited(info) = start.process.poll_exit() {
+        if let mcpspec_core::transport::Liveness::Exited(info) = start.process.poll_exit() {
             start.process.stderr_settled(Duration::from_millis(500)).await;
             let tail = start.process.stderr_tail().join("\n");
             return Err(Ready::Failed(StartError::new(format!(
@@ -299,13 +299,13 @@ async fn wait_ready(start: &mut Starting) -> Result<Target, Ready> {
         if tokio::time::Instant::now() >= deadline {
             return Err(Ready::Failed(StartError::new(format!(
                 "the --spawn-http instance for {url} did not accept connections within {}",
-                crate::text::seconds(SPAWN_READY)
+                mcpspec_core::text::seconds(SPAWN_READY)
             ))));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let target = Target::url(&url).map_err(|e| Ready::Failed(StartError::new(e)))?;
-    crate::preflight::preflight(&target, crate::transport::DEFAULT_MAX_MESSAGE)
+    crate::preflight::preflight(&target, mcpspec_core::transport::DEFAULT_MAX_MESSAGE)
         .await
         .map_err(Ready::Failed)?;
     Ok(target)
@@ -316,7 +316,8 @@ mod listener {
     /// The answer for one port and one process group.
     #[derive(Debug, PartialEq, Eq)]
     pub(super) enum Owner {
-        /// A process of the group holds the listening socket.
+        /// A process of the group, or a descendant of one (a server that forks a worker into
+        /// a session of its own), holds the listening socket.
         Group,
         /// The listening socket belongs to no process of the group.
         Other,
@@ -336,7 +337,7 @@ mod listener {
     #[cfg(target_os = "linux")]
     mod linux {
         use super::Owner;
-        use std::collections::BTreeSet;
+        use std::collections::{BTreeMap, BTreeSet};
 
         pub(super) fn owner(port: u16, group: u32) -> Owner {
             let mut inodes = BTreeSet::new();
@@ -351,20 +352,40 @@ mod listener {
             let Ok(procs) = std::fs::read_dir("/proc") else {
                 return Owner::Unknown;
             };
+            // Every process: its parent and its group.
+            let mut table = BTreeMap::new();
             for entry in procs.flatten() {
                 let name = entry.file_name();
                 let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
                     continue;
                 };
-                let in_group = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                if let Some(ids) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
                     .ok()
-                    .and_then(|stat| process_group(&stat))
-                    == Some(group);
-                if in_group && holds_any(pid, &inodes) {
-                    return Owner::Group;
+                    .and_then(|stat| parent_and_group(&stat))
+                {
+                    table.insert(pid, ids);
                 }
             }
-            Owner::Other
+            let holders = table.keys().filter(|pid| holds_any(**pid, &inodes));
+            if holders.into_iter().any(|pid| of_group(*pid, group, &table)) {
+                Owner::Group
+            } else {
+                Owner::Other
+            }
+        }
+
+        /// Whether `pid` is in `group` or descends from a process that is (parent links,
+        /// bounded by the table's size so that a loop in a stale snapshot ends).
+        pub(super) fn of_group(pid: u32, group: u32, table: &BTreeMap<u32, (u32, u32)>) -> bool {
+            let mut at = pid;
+            for _ in 0..=table.len() {
+                match table.get(&at) {
+                    Some(&(_, g)) if g == group => return true,
+                    Some(&(parent, _)) if parent > 1 => at = parent,
+                    _ => return false,
+                }
+            }
+            false
         }
 
         /// The inodes of the sockets listening on `port` in one `/proc/net/tcp*` table.
@@ -384,10 +405,12 @@ mod listener {
                 .collect()
         }
 
-        /// Field 5 of `/proc/PID/stat`, read after the command name (which may hold spaces).
-        pub(super) fn process_group(stat: &str) -> Option<u32> {
+        /// Fields 4 and 5 of `/proc/PID/stat`, the parent and the process group, read after the
+        /// command name (which may hold spaces).
+        pub(super) fn parent_and_group(stat: &str) -> Option<(u32, u32)> {
             let rest = &stat[stat.rfind(')')? + 1..];
-            rest.split_whitespace().nth(2)?.parse().ok()
+            let mut fields = rest.split_whitespace().skip(1);
+            Some((fields.next()?.parse().ok()?, fields.next()?.parse().ok()?))
         }
 
         fn holds_any(pid: u32, inodes: &BTreeSet<u64>) -> bool {
@@ -407,7 +430,8 @@ mod listener {
 
     #[cfg(all(test, target_os = "linux"))]
     mod tests {
-        use super::linux::{listening_inodes, process_group};
+        use super::linux::{listening_inodes, of_group, parent_and_group};
+        use std::collections::BTreeMap;
         use super::*;
 
         #[test]
@@ -421,7 +445,31 @@ mod listener {
 
         #[test]
         fn the_group_is_read_after_a_name_with_spaces() {
-            assert_eq!(process_group("77 (a b) c) S 1 77 77 0"), Some(77));
+            assert_eq!(parent_and_group("77 (a b) c) S 1 77 77 0"), Some((1, 77)));
+            assert_eq!(parent_and_group("78 (a b) c) S 77 78 77 0"), Some((77, 78)));
+        }
+
+        /// A worker forked into a group (or session) of its own still belongs to the instance
+        /// whose process started it; an unrelated process does not, nor does one whose line
+        /// of parents reaches init without meeting the group.
+        #[test]
+        fn a_descendant_of_the_group_is_the_group() {
+            // pid -> (parent, group): the instance 100 (group 100), its worker 101 in group
+            // 101, the worker's child 102; an unrelated 200 under init; a parent loop.
+            let table = BTreeMap::from([
+                (100, (1, 100)),
+                (101, (100, 101)),
+                (102, (101, 101)),
+                (200, (1, 200)),
+                (300, (301, 300)),
+                (301, (300, 301)),
+            ]);
+            assert!(of_group(100, 100, &table));
+            assert!(of_group(101, 100, &table));
+            assert!(of_group(102, 100, &table));
+            assert!(!of_group(200, 100, &table));
+            assert!(!of_group(300, 100, &table));
+            assert!(!of_group(999, 100, &table));
         }
 
         #[test]
@@ -430,7 +478,8 @@ mod listener {
             let port = l.local_addr().unwrap().port();
             let own_group = std::fs::read_to_string("/proc/self/stat")
                 .ok()
-                .and_then(|s| process_group(&s))
+                .and_then(|s| parent_and_group(&s))
+                .map(|(_, group)| group)
                 .unwrap();
             assert_eq!(served_by_group(port, Some(own_group)), Owner::Group);
             // A group with no process in it (pid 0 leads none).

@@ -23,7 +23,7 @@ use crate::check::{Check, Facts};
 use crate::outcome::{Kind, Level, Outcome};
 use crate::requirements;
 use crate::target::Target;
-use crate::transcript::Entry;
+use mcpspec_core::transcript::Entry;
 
 /// The policy every check of the feature surface cites (what is read and called).
 pub const FEATURE_POLICY: &str = "POL-31";
@@ -53,7 +53,7 @@ pub struct CheckResult {
     /// The earlier traffic on the same connection the verdict depends on (POL-30): replayed at
     /// the start of the transcript, and again by `mcpspec replay TRANSCRIPT`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prefix: Option<crate::transcript::Prefix>,
+    pub prefix: Option<mcpspec_core::transcript::Prefix>,
     /// How a non-pass verdict from a shared process was confirmed on a fresh one (POL-30).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirmed: Option<Confirmation>,
@@ -164,7 +164,7 @@ pub struct TranscriptFile<'a> {
     /// The earlier traffic the transcript starts with (POL-30): what `mcpspec replay` writes
     /// before it runs the check again.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub prefix: Option<&'a crate::transcript::Prefix>,
+    pub prefix: Option<&'a mcpspec_core::transcript::Prefix>,
     #[serde(skip_serializing_if = "<[Entry]>::is_empty")]
     pub transcript: &'a [Entry],
 }

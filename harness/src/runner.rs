@@ -173,7 +173,8 @@ async fn run_counted(
     let facts = Arc::new(facts);
     let check_options = Arc::new(options.checks.clone());
     let permits = Arc::new(Semaphore::new(options.jobs.max(1)));
-    let budget = crate::transcript::RunBudget::new(crate::transcript::RunBudget::DEFAULT);
+    let budget =
+        mcpspec_core::transcript::RunBudget::new(mcpspec_core::transcript::RunBudget::DEFAULT);
     // Fresh connections the run expects: one per check that runs and does not share (the warm
     // spares are bounded by it). The checks across instances open their own (POL-22).
     let fresh_demand = checks
@@ -308,7 +309,7 @@ struct Run {
     settings: Arc<Settings>,
     facts: Arc<Facts>,
     options: Arc<CheckOptions>,
-    budget: Arc<crate::transcript::RunBudget>,
+    budget: Arc<mcpspec_core::transcript::RunBudget>,
     processes: Arc<crate::pool::Processes>,
     replicas: Option<Arc<crate::replicas::Replicas>>,
     running: RunningChecks,
@@ -338,9 +339,9 @@ async fn run_one(check: Check, run: Run) -> CheckResult {
 #[derive(Debug)]
 struct Attempt {
     outcome: Outcome,
-    transcript: Vec<crate::transcript::Entry>,
+    transcript: Vec<mcpspec_core::transcript::Entry>,
     /// What earlier checks wrote to the shared process it ran on, when it ran on one.
-    prior: Option<crate::transport::SentLog>,
+    prior: Option<mcpspec_core::transport::SentLog>,
     /// The era of that shared connection (a modern process, or a legacy session).
     shared_era: Option<crate::outcome::Era>,
 }
@@ -373,7 +374,7 @@ async fn attempt(check: Check, run: &Run, lease: Lease) -> Attempt {
         Err(_) => (
             Outcome::error(format!(
                 "timed out: the scenario did not finish within its {} cap",
-                crate::text::seconds(cap)
+                mcpspec_core::text::seconds(cap)
             )),
             true,
         ),

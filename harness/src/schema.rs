@@ -19,7 +19,7 @@
 //! ```
 //!
 //! Validation never panics and never recurses without bound: the codec already refuses JSON
-//! nested deeper than [`crate::wire::MAX_DEPTH`], and [`validate`] refuses to descend past
+//! nested deeper than [`mcpspec_core::wire::MAX_DEPTH`], and [`validate`] refuses to descend past
 //! [`MAX_DEPTH`] on a value that did not come through it.
 
 pub mod arguments;
@@ -33,7 +33,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 /// The deepest value the layer validates; deeper values are one violation at the root.
-pub const MAX_DEPTH: usize = crate::wire::MAX_DEPTH;
+pub const MAX_DEPTH: usize = mcpspec_core::wire::MAX_DEPTH;
 
 /// What a message is, for the schema: which type its body has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,7 +140,7 @@ fn with_repairs(
 /// The name of the official schema's type for a message body of `shape` (what `--schema`
 /// validates against, and what the differential test compares with).
 pub fn type_name(shape: Shape<'_>, body: &Value) -> Option<&'static str> {
-    use crate::protocol::method as m;
+    use mcpspec_core::protocol::method as m;
     let input_required = body.get("resultType").and_then(Value::as_str) == Some("input_required");
     Some(match shape {
         Shape::Error { .. } => "Error",
@@ -245,7 +245,7 @@ impl Asked {
     pub fn new(modern: bool) -> Self {
         Asked {
             by_id: std::collections::VecDeque::new(),
-            revision: modern.then(|| crate::protocol::version::MODERN.to_owned()),
+            revision: modern.then(|| mcpspec_core::protocol::version::MODERN.to_owned()),
             initialize_id: None,
             legacy_fallback: None,
         }
@@ -254,7 +254,7 @@ impl Asked {
     /// The legacy revision the server serves, for legacy replies outside a session.
     pub fn set_legacy_fallback(&mut self, revision: Option<&str>) {
         self.legacy_fallback = revision
-            .filter(|v| crate::protocol::version::LEGACY.contains(v))
+            .filter(|v| mcpspec_core::protocol::version::LEGACY.contains(v))
             .map(str::to_owned);
     }
 
@@ -270,16 +270,16 @@ impl Asked {
         let params = message.get("params");
         let named = params
             .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(crate::protocol::meta::PROTOCOL_VERSION))
+            .and_then(|m| m.get(mcpspec_core::protocol::meta::PROTOCOL_VERSION))
             .and_then(Value::as_str)
-            .filter(|v| crate::protocol::version::is_known(v))
+            .filter(|v| mcpspec_core::protocol::version::is_known(v))
             .map(str::to_owned);
-        if method == crate::protocol::method::INITIALIZE {
+        if method == mcpspec_core::protocol::method::INITIALIZE {
             self.initialize_id = Some(id.to_string());
             if let Some(v) = params
                 .and_then(|p| p.get("protocolVersion"))
                 .and_then(Value::as_str)
-                .filter(|v| crate::protocol::version::LEGACY.contains(v))
+                .filter(|v| mcpspec_core::protocol::version::LEGACY.contains(v))
             {
                 self.revision = Some(v.to_owned());
             }
@@ -289,7 +289,7 @@ impl Asked {
         // method's: its result is not validated (an error still is).
         let dictated = params
             .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(crate::protocol::meta::PROBE))
+            .and_then(|m| m.get(mcpspec_core::protocol::meta::PROBE))
             .is_some_and(|p| p.get("answer").is_some() || p.get("rewrite").is_some());
         let method = if dictated {
             String::new()
@@ -332,7 +332,7 @@ impl Asked {
             if let Some(v) = message
                 .pointer("/result/protocolVersion")
                 .and_then(Value::as_str)
-                .filter(|v| crate::protocol::version::LEGACY.contains(v))
+                .filter(|v| mcpspec_core::protocol::version::LEGACY.contains(v))
             {
                 self.revision = Some(v.to_owned());
             }
@@ -341,7 +341,7 @@ impl Asked {
         let revision = match (self.answered_in(shape, body, named.as_deref()), shape) {
             (Some(r), _) => r,
             // An error object has the same shape in every revision.
-            (None, Shape::Error { .. }) => crate::protocol::version::LATEST_LEGACY.to_owned(),
+            (None, Shape::Error { .. }) => mcpspec_core::protocol::version::LATEST_LEGACY.to_owned(),
             (None, _) => return None,
         };
         Some(judge(&revision, shape, body))
@@ -353,7 +353,7 @@ impl Asked {
     /// that request (POL-19): the session's legacy revision, else the newest legacy one the
     /// server serves); else the revision the request named, else the connection's.
     fn answered_in(&self, shape: Shape<'_>, body: &Value, named: Option<&str>) -> Option<String> {
-        use crate::protocol::{meta, version};
+        use mcpspec_core::protocol::{meta, version};
         let stamp = body.get("_meta");
         if let Shape::Result { .. } = shape {
             if let Some(v) = stamp

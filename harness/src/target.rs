@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcp_reference_server as reference;
 
-use crate::transport::{LineReader, LineTransport, ServerHandle};
+use mcpspec_core::transport::{LineReader, LineTransport, ServerHandle};
 
 tokio::task_local! {
     /// The run's record of servers started (see [`counting_starts`]).
@@ -35,7 +35,7 @@ impl Started {
         let groups = self.groups.lock().map(|g| g.clone()).unwrap_or_default();
         let deadline = tokio::time::Instant::now() + within;
         for group in groups {
-            crate::transport::wait_group_gone(group, deadline).await;
+            mcpspec_core::transport::wait_group_gone(group, deadline).await;
         }
     }
 }
@@ -90,7 +90,7 @@ pub enum Target {
         cwd: Option<PathBuf>,
     },
     /// A streamable HTTP endpoint (`http://host:port/path`).
-    Url(crate::transport::http::client::Endpoint),
+    Url(mcpspec_core::transport::http::client::Endpoint),
 }
 
 /// The target could not be started or reached (exit code 3): one message naming the cause,
@@ -192,14 +192,14 @@ impl Target {
 
     /// A streamable HTTP target.
     pub fn url(url: &str) -> Result<Self, String> {
-        crate::transport::http::client::Endpoint::parse(url).map(Target::Url)
+        mcpspec_core::transport::http::client::Endpoint::parse(url).map(Target::Url)
     }
 
     /// The same target, every request to it carrying `credentials` (an HTTP target; others
     /// are left as they are: a stdio server takes credentials from its environment).
     pub fn with_credentials(
         self,
-        credentials: Option<Arc<dyn crate::transport::http::client::Credentials>>,
+        credentials: Option<Arc<dyn mcpspec_core::transport::http::client::Credentials>>,
     ) -> Self {
         match self {
             Target::Url(endpoint) => Target::Url(endpoint.with_credentials(credentials)),
@@ -208,7 +208,7 @@ impl Target {
     }
 
     /// The credentials its requests carry, when it is an HTTP target that has some.
-    pub fn credentials(&self) -> Option<Arc<dyn crate::transport::http::client::Credentials>> {
+    pub fn credentials(&self) -> Option<Arc<dyn mcpspec_core::transport::http::client::Credentials>> {
         match self {
             Target::Url(endpoint) => endpoint.credentials.clone(),
             Target::Embedded(_) | Target::Command { .. } => None,
@@ -229,7 +229,7 @@ impl Target {
     /// Starts a fresh server and returns the byte transport to it.
     pub fn connect(&self, max_message: usize) -> Result<LineTransport, StartError> {
         match self {
-            Target::Url(endpoint) => Ok(crate::transport::http::connect(
+            Target::Url(endpoint) => Ok(mcpspec_core::transport::http::connect(
                 endpoint.clone(),
                 max_message,
             )),

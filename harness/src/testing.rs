@@ -322,9 +322,9 @@ fn stale(check: &Check, report: &crate::RunReport, baseline: Option<&Baseline>) 
     )
 }
 
-/// A check result as a libtest outcome, its texts redacted ([`crate::auth::redact`]).
+/// A check result as a libtest outcome, its texts redacted ([`mcpspec_core::redact`]).
 fn verdict(check: &Check, r: &CheckResult) -> Result<Completion, Failed> {
-    let redact = |text: String| crate::auth::redact::text(&text).into_owned();
+    let redact = |text: String| mcpspec_core::redact::text(&text).into_owned();
     match verdict_texts(check, r) {
         Ok(Completion::Ignored { reason }) => Ok(Completion::Ignored {
             reason: reason.map(redact),

@@ -286,7 +286,7 @@ impl Parser<'_> {
             None => "the end of the header".to_owned(),
             Some(_) => {
                 let rest = String::from_utf8_lossy(&self.bytes[self.at..]);
-                format!("`{}`", crate::text::shorten(&rest, 20))
+                format!("`{}`", mcpspec_core::text::shorten(&rest, 20))
             }
         };
         self.error_found(expected, found)

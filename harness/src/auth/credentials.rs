@@ -22,8 +22,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use super::issuer::{Minter, TokenSpec};
-use super::redact;
-use crate::transport::http::client::{self, CredentialsFuture, Endpoint};
+use mcpspec_core::redact;
+use mcpspec_core::transport::http::client::{self, CredentialsFuture, Endpoint};
 
 /// The most times a `--bearer-command` is run again in one run.
 pub const MAX_REFRESHES: u32 = 10;
@@ -365,7 +365,7 @@ fn run_command_blocking(command: &str) -> Result<String, String> {
                 let _ = child.wait();
                 return Err(format!(
                     "--bearer-command did not finish within {}",
-                    crate::text::seconds(COMMAND_WAIT)
+                    mcpspec_core::text::seconds(COMMAND_WAIT)
                 ));
             }
         }
@@ -402,7 +402,7 @@ async fn run_command(command: &str) -> Result<String, String> {
         Ok(Err(e)) => Err(format!("--bearer-command: {e}")),
         Err(_) => Err(format!(
             "--bearer-command did not finish within {}",
-            crate::text::seconds(COMMAND_WAIT)
+            mcpspec_core::text::seconds(COMMAND_WAIT)
         )),
     }
 }
@@ -425,7 +425,7 @@ fn token_from_output(
             if last.is_empty() {
                 String::new()
             } else {
-                format!(": {}", redact::text(&crate::text::shorten(last, 200)))
+                format!(": {}", redact::text(&mcpspec_core::text::shorten(last, 200)))
             }
         ));
     }
@@ -436,7 +436,7 @@ fn token_from_output(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::http::client::Credentials as _;
+    use mcpspec_core::transport::http::client::Credentials as _;
 
     #[test]
     fn headers_are_checked_and_redacted() {

@@ -16,7 +16,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::challenge::{self, Challenge, ChallengeError};
-use crate::transport::http::client::{self, Endpoint, Request};
+use mcpspec_core::transport::http::client::{self, Endpoint, Request};
 
 /// The most bytes of a metadata document read (a larger one is named, not read to its end).
 pub const METADATA_LIMIT: usize = 256 * 1024;
@@ -55,13 +55,13 @@ impl Refusal {
         for value in &self.raw {
             text.push_str(&format!(
                 ", WWW-Authenticate: {}",
-                crate::text::shorten(value, 300)
+                mcpspec_core::text::shorten(value, 300)
             ));
         }
         if !self.body.trim().is_empty() {
             text.push_str(&format!(
                 ", body {}",
-                crate::text::shorten(self.body.trim(), 100)
+                mcpspec_core::text::shorten(self.body.trim(), 100)
             ));
         }
         text
@@ -149,7 +149,7 @@ impl Fetched {
     pub fn describe(&self) -> String {
         match self {
             Fetched::Json { url, value } => {
-                format!("{url}: {}", crate::text::preview(value, 200))
+                format!("{url}: {}", mcpspec_core::text::preview(value, 200))
             }
             Fetched::Status { url, status } => format!("{url}: HTTP {status}"),
             Fetched::NotJson {
@@ -281,7 +281,7 @@ pub async fn fetch_json(target: &Endpoint, url: &str, deadline: Instant) -> Fetc
             _ => Fetched::NotJson {
                 url: current,
                 content_type,
-                preview: crate::text::shorten(String::from_utf8_lossy(&bytes).trim(), 80),
+                preview: mcpspec_core::text::shorten(String::from_utf8_lossy(&bytes).trim(), 80),
             },
         };
     }
@@ -399,7 +399,7 @@ pub fn metadata_problems(document: &Value) -> Vec<String> {
         Some(Value::String(_)) => {}
         Some(other) => problems.push(format!(
             "`resource` is {}, not a string",
-            crate::text::preview(other, 60)
+            mcpspec_core::text::preview(other, 60)
         )),
         None => problems.push("`resource` is missing".into()),
     }
@@ -410,7 +410,7 @@ pub fn metadata_problems(document: &Value) -> Vec<String> {
         Some(Value::Array(a)) if a.iter().all(Value::is_string) => {}
         Some(other) => problems.push(format!(
             "`authorization_servers` is {}, not an array of issuer URLs",
-            crate::text::preview(other, 60)
+            mcpspec_core::text::preview(other, 60)
         )),
         None => problems.push("`authorization_servers` is missing".into()),
     }
@@ -513,7 +513,7 @@ pub async fn scopes_for(target: &Endpoint, deadline: Instant) -> Vec<String> {
 
 /// A modern `server/discover` POST, as a client without a token would first send it.
 pub fn probe_request() -> Request {
-    use crate::protocol::{meta, method, version};
+    use mcpspec_core::protocol::{meta, method, version};
     let body = serde_json::json!({
         "jsonrpc": "2.0", "id": 1, "method": method::DISCOVER,
         "params": {"_meta": {meta::PROTOCOL_VERSION: version::MODERN, meta::CLIENT_CAPABILITIES: {}}}

@@ -33,7 +33,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use p256::pkcs8::{DecodePrivateKey, EncodePrivateKey, LineEnding};
 use serde_json::{Value, json};
 
-use crate::transport::http::client::{self, Endpoint, Request};
+use mcpspec_core::transport::http::client::{self, Endpoint, Request};
 
 /// The published key's file in the keys directory.
 pub const SIGNING_KEY: &str = "signing-key.pem";
@@ -287,7 +287,7 @@ impl Issuer {
             &jsonwebtoken::EncodingKey::from_ec_der(&key.pkcs8),
         )
         .map_err(|e| format!("cannot sign the token: {e}"))?;
-        super::redact::register(&token);
+        mcpspec_core::redact::register(&token);
         Ok(token)
     }
 
@@ -378,10 +378,10 @@ impl Minter {
                         cannot(format!(
                             "HTTP {} {}",
                             response.status,
-                            crate::text::shorten(&String::from_utf8_lossy(&bytes), 120)
+                            mcpspec_core::text::shorten(&String::from_utf8_lossy(&bytes), 120)
                         ))
                     })?;
-                super::redact::register(&token);
+                mcpspec_core::redact::register(&token);
                 Ok(token)
             }
         }
@@ -454,8 +454,8 @@ mod tests {
             .unwrap();
         assert!(jsonwebtoken::decode::<Value>(&expired, &key, &validation).is_err());
         assert_eq!(
-            super::super::redact::text(&right),
-            super::super::redact::REDACTED
+            mcpspec_core::redact::text(&right),
+            mcpspec_core::redact::REDACTED
         );
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -32,8 +32,9 @@ use tokio::time::Instant;
 use super::prelude::*;
 use crate::auth::discovery::{self, Fetched, Refusal, Source};
 use crate::auth::issuer::{KeyChoice, Minter, TokenSpec};
-use crate::auth::{Credentials, redact};
-use crate::transport::http::client::{Endpoint, Request};
+use crate::auth::Credentials;
+use mcpspec_core::redact;
+use mcpspec_core::transport::http::client::{Endpoint, Request};
 
 /// The skip reason on a server that serves a request without a token.
 pub const OPEN: &str = "the server is open (no 401 without a token)";

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use super::prelude::*;
 use crate::negotiation::initialize;
-use crate::transport::Liveness;
+use mcpspec_core::transport::Liveness;
 
 pub fn group() -> Vec<Check> {
     vec![Check {

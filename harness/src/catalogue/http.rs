@@ -12,7 +12,7 @@ use super::http_support::{
     validate_messages,
 };
 use super::prelude::*;
-use crate::transport::http::client::{self, Request};
+use mcpspec_core::transport::http::client::{self, Request};
 
 /// A modern request body (with the envelope) for `m`, id 1.
 fn modern_body(m: &str, params: Value) -> Vec<u8> {
@@ -705,7 +705,7 @@ async fn streamed(s: &Scenario, steps: u64, delay_ms: u64) -> Result<Streamed, O
         s.note_judged(text.clone(), &text);
         return Ok(out);
     }
-    let mut parser = crate::transport::http::sse::SseParser::new(s.settings().max_message);
+    let mut parser = mcpspec_core::transport::http::sse::SseParser::new(s.settings().max_message);
     let mut answered = false;
     loop {
         // After the final response the stream has a short grace to end.
@@ -815,7 +815,7 @@ async fn sse_close_cancels(s: &mut Scenario) -> Verdict {
         }
         // Read the first event, then drop the connection; what it carried is judged too.
         if let Ok(Some(chunk)) = r.chunk(deadline).await {
-            let mut parser = crate::transport::http::sse::SseParser::new(s.settings().max_message);
+            let mut parser = mcpspec_core::transport::http::sse::SseParser::new(s.settings().max_message);
             let events = event_messages(&mut parser, &chunk);
             let quote = quote_messages(&events);
             s.note_judged(

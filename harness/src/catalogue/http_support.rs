@@ -8,7 +8,7 @@ use tokio::time::Instant;
 
 use crate::check::Scenario;
 use crate::outcome::Outcome;
-use crate::transport::http::client::{self, Endpoint, Request};
+use mcpspec_core::transport::http::client::{self, Endpoint, Request};
 
 /// What one HTTP exchange produced.
 #[derive(Debug)]
@@ -87,7 +87,7 @@ async fn post_judged(
     // What an event stream carried before its response (notifications, requests): judged too.
     let mut before = Vec::new();
     if response.is_event_stream() {
-        let mut parser = crate::transport::http::sse::SseParser::new(s.settings().max_message);
+        let mut parser = mcpspec_core::transport::http::sse::SseParser::new(s.settings().max_message);
         let short = Instant::now() + s.settings().expect_timeout;
         'read: while let Ok(Some(chunk)) = response.chunk(short.min(deadline)).await {
             body.extend_from_slice(&chunk);
@@ -125,7 +125,7 @@ async fn post_judged(
 /// The JSON messages of the events `chunk` completes (events whose data is not JSON are left
 /// to the checks that judge the stream's framing).
 pub(super) fn event_messages(
-    parser: &mut crate::transport::http::sse::SseParser,
+    parser: &mut mcpspec_core::transport::http::sse::SseParser,
     chunk: &[u8],
 ) -> Vec<Value> {
     parser
@@ -218,7 +218,7 @@ fn validate_judged(
 /// was readable (POL-29).
 fn null_id(sent: &Value, received: &Value) -> Option<String> {
     let expected = sent.get("id")?;
-    crate::wire::Id::from_json(expected)?;
+    mcpspec_core::wire::Id::from_json(expected)?;
     let unreadable = received.get("id").is_none_or(Value::is_null);
     (unreadable && received.get("method").is_none() && is_response(received))
         .then(|| expected.to_string())
@@ -242,17 +242,17 @@ fn envelope_violations(sent: &Value, received: &Value) -> Vec<crate::schema::Vio
         return Vec::new(); // a request or notification on the stream is not the answer
     }
     let mut found = Vec::new();
-    match crate::wire::classify(received) {
-        Err(crate::wire::DecodeError::ResultAndError) => found.push(violation(
+    match mcpspec_core::wire::classify(received) {
+        Err(mcpspec_core::wire::DecodeError::ResultAndError) => found.push(violation(
             "",
             "either `result` or `error`, never both (JSON-RPC 2.0 §5)".into(),
             format!(
                 "both, `result` {} and `error` {}",
-                crate::text::preview(&received["result"], 40),
-                crate::text::preview(&received["error"], 60)
+                mcpspec_core::text::preview(&received["result"], 40),
+                mcpspec_core::text::preview(&received["error"], 60)
             ),
         )),
-        Err(crate::wire::DecodeError::IdType { found: id }) => {
+        Err(mcpspec_core::wire::DecodeError::IdType { found: id }) => {
             found.push(violation("/id", "an integer or a string".into(), id));
         }
         _ => {}
@@ -260,7 +260,7 @@ fn envelope_violations(sent: &Value, received: &Value) -> Vec<crate::schema::Vio
     let expected = sent.get("id");
     let got = received.get("id").filter(|id| !id.is_null());
     if let (Some(expected), Some(got)) = (expected, got) {
-        if expected != got && crate::wire::Id::from_json(got).is_some() {
+        if expected != got && mcpspec_core::wire::Id::from_json(got).is_some() {
             found.push(violation(
                 "/id",
                 format!("the id of the request it answers, {expected} (RPC-3)"),

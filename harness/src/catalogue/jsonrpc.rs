@@ -14,7 +14,7 @@ use super::support::{
     expect_alive, expect_code_or, grade_error_code, harmless_method, served_method,
     served_method_in,
 };
-use crate::wire::{HttpContext, Message};
+use mcpspec_core::wire::{HttpContext, Message};
 
 pub fn group() -> Vec<Check> {
     vec![
@@ -521,7 +521,7 @@ async fn error_codes_allowed(s: &mut Scenario) -> Verdict {
         ("a request without _meta", request(list).no_meta()),
         (
             "an unsupported version",
-            request(list).version(crate::protocol::version::UNKNOWN),
+            request(list).version(mcpspec_core::protocol::version::UNKNOWN),
         ),
         (
             "a request with a boolean id",

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::prelude::*;
 use crate::negotiation::initialize;
-use crate::wire::Message;
+use mcpspec_core::wire::Message;
 
 pub fn group() -> Vec<Check> {
     vec![
@@ -319,7 +319,7 @@ async fn requests_before_initialize(s: &mut Scenario) -> Verdict {
     // Over HTTP a session-less request is refused by the transport before any JSON-RPC is read
     // (2025-03-26 transports: SHOULD 400): that is an error answer too (POL-18).
     let refused = reply.frame().and_then(|f| match (&f.parsed, &f.http) {
-        (Err(crate::wire::DecodeError::Http(_)), Some(h)) if (400..500).contains(&h.status) => {
+        (Err(mcpspec_core::wire::DecodeError::Http(_)), Some(h)) if (400..500).contains(&h.status) => {
             Some(h.status)
         }
         _ => None,
@@ -481,7 +481,7 @@ async fn batch_accepted_2025_03_26(s: &mut Scenario) -> Verdict {
                     answered.extend(m.reply_id().map(ToString::to_string));
                 }
                 // An HTTP answer without a JSON-RPC body is what came, not silence.
-                Err(crate::wire::DecodeError::Http(why)) => {
+                Err(mcpspec_core::wire::DecodeError::Http(why)) => {
                     return Ok(Outcome::fail(format!(
                         "a 2025-03-26 batch got no JSON-RPC reply: {why} (RPC-10: must be accepted)"
                     )));
@@ -551,7 +551,7 @@ async fn modern_only_names_versions(s: &mut Scenario) -> Verdict {
     let supported = e
         .data
         .as_ref()
-        .and_then(|d| crate::protocol::string_array(d.get("supported")));
+        .and_then(|d| mcpspec_core::protocol::string_array(d.get("supported")));
     Ok(match supported {
         Some(list) if !list.is_empty() => {
             Outcome::pass(format!("error {} naming {}", e.code, list.join(", ")))

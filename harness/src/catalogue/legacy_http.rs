@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 use super::http_support::{endpoint, post};
 use super::prelude::*;
-use crate::transport::http::client::{self, Request};
+use mcpspec_core::transport::http::client::{self, Request};
 
 pub fn group() -> Vec<Check> {
     vec![

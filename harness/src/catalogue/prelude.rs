@@ -7,5 +7,5 @@ pub use crate::driver::{
     Exchange, Incoming, Peer, Reply, notification, preview, raw, request, seconds, shorten,
 };
 pub use crate::outcome::{Era, Level, Outcome, Problems};
-pub use crate::protocol::{code, meta, method, names, string_array, tool, version};
-pub use crate::wire::Frame;
+pub use mcpspec_core::protocol::{code, meta, method, names, string_array, tool, version};
+pub use mcpspec_core::wire::Frame;

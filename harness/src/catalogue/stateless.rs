@@ -594,8 +594,8 @@ impl Lost {
             }
         };
         match gone {
-            crate::transport::Liveness::Exited(_) => Ok(()),
-            crate::transport::Liveness::Running => Err(Outcome::error(
+            mcpspec_core::transport::Liveness::Exited(_) => Ok(()),
+            mcpspec_core::transport::Liveness::Running => Err(Outcome::error(
                 "instance A could not be stopped within 2 s, so its loss proves nothing",
             )),
         }

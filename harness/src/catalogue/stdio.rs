@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use super::prelude::*;
 use super::support::served_method;
-use crate::transport::Liveness;
-use crate::wire::Message;
+use mcpspec_core::transport::Liveness;
+use mcpspec_core::wire::Message;
 
 /// How long a server gets to exit after its stdin closes.
 const EXIT_GRACE: Duration = Duration::from_secs(2);

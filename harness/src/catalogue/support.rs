@@ -10,8 +10,8 @@ use serde_json::{Map, Value, json};
 use crate::check::Facts;
 use crate::driver::{Outgoing, Peer, Reply, preview, request, shorten};
 use crate::outcome::{Era, Mismatch, Outcome};
-use crate::protocol::{code, meta, method, tool};
-use crate::wire::Frame;
+use mcpspec_core::protocol::{code, meta, method, tool};
+use mcpspec_core::wire::Frame;
 
 /// A read-only method the server serves, for negative tests that must reach envelope and
 /// version validation (POL-1: the method itself must not be what is wrong).

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::prelude::*;
 use crate::outcome::{Evidence, Judged, Kind};
-use crate::transcript::SchemaFinding;
+use mcpspec_core::transcript::SchemaFinding;
 
 /// The most pages one listing is followed for (a server whose listing goes on is not followed
 /// forever; the verdict says where it stopped).

@@ -79,7 +79,7 @@ struct RunArgs {
     #[arg(
         long,
         value_name = "BYTES",
-        default_value_t = crate::transport::DEFAULT_MAX_MESSAGE,
+        default_value_t = mcpspec_core::transport::DEFAULT_MAX_MESSAGE,
         value_parser = cli_values::max_message()
     )]
     max_message: usize,

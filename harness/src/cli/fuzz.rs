@@ -90,7 +90,7 @@ pub struct FuzzArgs {
     #[arg(
         long,
         value_name = "BYTES",
-        default_value_t = crate::transport::DEFAULT_MAX_MESSAGE,
+        default_value_t = mcpspec_core::transport::DEFAULT_MAX_MESSAGE,
         value_parser = crate::cli_values::max_message(),
         allow_negative_numbers = true
     )]
@@ -511,7 +511,7 @@ async fn calibrate(
     let mut line = ping.to_vec();
     line.push(b'\n');
     if transport.send(&line, limit).await.is_ok() {
-        use crate::transport::Recv;
+        use mcpspec_core::transport::Recv;
         if let Recv::Line(_) | Recv::Exchange(_) = transport.recv(limit).await {
             return Ok((started.elapsed() * 2).max(MIN_STARTUP_ALLOWANCE));
         }

@@ -15,7 +15,7 @@ use crate::driver::Settings;
 use crate::negotiation::{self, Matrix, Negotiation};
 use crate::output::{errln, out, outln};
 use crate::target::{StartError, TargetArgs};
-use crate::transcript::Recorder;
+use mcpspec_core::transcript::Recorder;
 
 use super::{exit, usage_error};
 

@@ -12,7 +12,7 @@ use super::fuzz::ReplayArgs;
 use crate::check::{CheckOptions, Lease};
 use crate::output::{errln, outln};
 use crate::report::ReplayHints;
-use crate::transcript::Prefix;
+use mcpspec_core::transcript::Prefix;
 
 use super::exit;
 

@@ -75,7 +75,7 @@ pub struct RunArgs {
     #[arg(
         long,
         value_name = "BYTES",
-        default_value_t = crate::transport::DEFAULT_MAX_MESSAGE,
+        default_value_t = mcpspec_core::transport::DEFAULT_MAX_MESSAGE,
         value_parser = cli_values::max_message(),
         allow_negative_numbers = true
     )]

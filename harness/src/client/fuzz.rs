@@ -84,7 +84,7 @@ pub fn oracle(obs: &Observation) -> Option<Breakage> {
             oracle: Oracle::Hang,
             detail: format!(
                 "the client was still running after {}",
-                crate::text::seconds(*after)
+                mcpspec_core::text::seconds(*after)
             ),
         }),
         _ => None,

@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::client::judge::{self, Kind};
 use crate::client::scenario::{Scenario, Transport};
 use crate::outcome::Evidence;
-use crate::transcript::{Entry, Event, Recorder};
+use mcpspec_core::transcript::{Entry, Event, Recorder};
 
 /// Messages kept per direction.
 pub const MAX_KEPT: usize = 4000;
@@ -46,7 +46,7 @@ impl ClientEnd {
             ClientEnd::Signaled(sig) => format!("killed by signal {sig}"),
             ClientEnd::TimedOut(after) => format!(
                 "still running after {} (killed)",
-                crate::text::seconds(*after)
+                mcpspec_core::text::seconds(*after)
             ),
             ClientEnd::NotStarted(why) => format!("could not be started: {why}"),
         }
@@ -125,7 +125,7 @@ impl ClientMessage {
             entry: self.entry.unwrap_or(0),
             conn: self.conn,
             instance: None,
-            quote: crate::text::shorten(&String::from_utf8_lossy(&self.raw), QUOTE),
+            quote: mcpspec_core::text::shorten(&String::from_utf8_lossy(&self.raw), QUOTE),
         }
     }
 
@@ -137,7 +137,7 @@ impl ClientMessage {
             Kind::Response { id } => format!("reply to id {id}"),
             Kind::Other => format!(
                 "`{}`",
-                crate::text::shorten(&String::from_utf8_lossy(&self.raw), 60)
+                mcpspec_core::text::shorten(&String::from_utf8_lossy(&self.raw), 60)
             ),
         }
     }
@@ -272,7 +272,7 @@ impl Log {
                 message: message.clone(),
             },
             _ => Event::SendRaw {
-                text: crate::transcript::clip(&String::from_utf8_lossy(raw)),
+                text: mcpspec_core::transcript::clip(&String::from_utf8_lossy(raw)),
             },
         };
         let entry = r.transcript.record(conn, event);
@@ -409,11 +409,11 @@ fn received_event(raw: &[u8], json: Option<&Value>) -> Event {
         },
         Some(_) => Event::RecvLarge {
             bytes: raw.len(),
-            text: crate::transcript::clip(&String::from_utf8_lossy(raw)),
+            text: mcpspec_core::transcript::clip(&String::from_utf8_lossy(raw)),
             http_status: None,
         },
         None => Event::RecvInvalid {
-            text: crate::transcript::clip(&String::from_utf8_lossy(raw)),
+            text: mcpspec_core::transcript::clip(&String::from_utf8_lossy(raw)),
             error: "not JSON".into(),
             http_status: None,
         },

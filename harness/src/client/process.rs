@@ -83,7 +83,7 @@ impl ClientProcess {
         };
         if !matches!(end, ClientEnd::TimedOut(_)) {
             if let Some(pid) = self.group {
-                crate::transport::wait_group_gone(pid, tokio::time::Instant::now() + SETTLE).await;
+                mcpspec_core::transport::wait_group_gone(pid, tokio::time::Instant::now() + SETTLE).await;
             }
         }
         self.kill().await;
@@ -111,7 +111,7 @@ impl ClientProcess {
         let _ = self.child.start_kill();
         let deadline = tokio::time::Instant::now() + GONE_WAIT;
         let _ = tokio::time::timeout_at(deadline, self.child.wait()).await;
-        crate::transport::wait_group_gone(pid, deadline).await;
+        mcpspec_core::transport::wait_group_gone(pid, deadline).await;
     }
 }
 

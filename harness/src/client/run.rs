@@ -56,7 +56,7 @@ impl ClientOptions {
             jobs: std::thread::available_parallelism().map_or(2, usize::from),
             strict: false,
             peer_program: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mcpspec")),
-            max_message: crate::transport::DEFAULT_MAX_MESSAGE,
+            max_message: mcpspec_core::transport::DEFAULT_MAX_MESSAGE,
         }
     }
 
@@ -272,7 +272,7 @@ pub fn end_problem(obs: &Observation) -> Option<String> {
     match &obs.end {
         ClientEnd::TimedOut(after) => Some(format!(
             "the client did not finish within {} (it was killed)",
-            crate::text::seconds(*after)
+            mcpspec_core::text::seconds(*after)
         )),
         ClientEnd::Signaled(sig) => Some(format!("the client was killed by signal {sig}")),
         ClientEnd::Exited(code) if *code != 0 && obs.scenario.expect == Expect::Success => {
@@ -283,7 +283,7 @@ pub fn end_problem(obs: &Observation) -> Option<String> {
                 .iter()
                 .filter_map(|l| l.strip_prefix("stderr: "))
                 .find(|l| !l.trim().is_empty())
-                .map(|l| format!(" (stderr: {})", crate::text::shorten(l.trim(), 160)))
+                .map(|l| format!(" (stderr: {})", mcpspec_core::text::shorten(l.trim(), 160)))
                 .unwrap_or_default();
             Some(format!("the client exited with status {code}{why}"))
         }

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::protocol::{meta, names, version};
+use mcpspec_core::protocol::{meta, names, version};
 
 /// Something to send.
 #[derive(Debug, Clone)]

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use super::{Incoming, Outgoing, Peer, Reply, request};
 use crate::outcome::Outcome;
-use crate::wire::Frame;
+use mcpspec_core::wire::Frame;
 
 /// The cap on pages walked in one list (a server looping its cursors is not followed forever).
 const MAX_PAGES: usize = 20;

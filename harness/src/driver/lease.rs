@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::Instant;
 
-use crate::transport::LineTransport;
+use mcpspec_core::transport::LineTransport;
 
 /// A place among the `--jobs` processes the pool keeps alive at once (POL-24); `None` only for
 /// a check's second simultaneous connection when every place is taken by running checks.

@@ -16,8 +16,8 @@ use tokio::time::Instant;
 
 use super::{Incoming, Peer, request};
 use crate::outcome::Era;
-use crate::protocol::method;
-use crate::transcript::Event;
+use mcpspec_core::protocol::method;
+use mcpspec_core::transcript::Event;
 
 /// The id of the liveness request that ends a replay (never one a check or a prefix uses).
 const LIVENESS_ID: &str = "mcpspec-prefix-liveness";

@@ -5,8 +5,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::outcome::{Evidence, Outcome};
-use crate::text::{preview, seconds, shorten};
-use crate::wire::{DecodeError, ErrorObject, Frame, Message};
+use mcpspec_core::text::{preview, seconds, shorten};
+use mcpspec_core::wire::{DecodeError, ErrorObject, Frame, Message};
 
 /// How many stderr lines a "closed its output" verdict quotes.
 const STDERR_IN_VERDICT: usize = 5;
@@ -223,7 +223,7 @@ impl Reply {
 /// re-serialised), when the frame was kept in the transcript.
 pub(crate) fn evidence_of(frame: &Frame) -> Option<Evidence> {
     let at = frame.entry?;
-    let max = crate::transcript::EVIDENCE_BYTES;
+    let max = mcpspec_core::transcript::EVIDENCE_BYTES;
     let head = &frame.raw[..frame.raw.len().min(max + 4)];
     let mut quote = shorten(&String::from_utf8_lossy(head), max);
     if frame.raw.len() > head.len() && !quote.ends_with('…') {

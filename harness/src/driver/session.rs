@@ -18,9 +18,9 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::{Outgoing, Peer, Reply, notification, request};
-use crate::protocol::method;
-use crate::transcript::Entry;
-use crate::wire::EntryRef;
+use mcpspec_core::protocol::method;
+use mcpspec_core::transcript::Entry;
+use mcpspec_core::wire::EntryRef;
 
 /// The legacy `initialize` request at `version` (no modern envelope).
 pub fn initialize_request(version: &str, client_name: &str) -> Outgoing {
@@ -96,7 +96,7 @@ impl Peer {
                 .unasked_replies()
                 .await
                 .iter()
-                .map(crate::wire::Frame::text)
+                .map(mcpspec_core::wire::Frame::text)
                 .collect();
         }
         handshake.server_request_ids = self

@@ -10,7 +10,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::time::Instant;
 
 use super::*;
-use crate::transport::{LineReader, LineTransport, ServerHandle};
+use mcpspec_core::transport::{LineReader, LineTransport, ServerHandle};
 
 /// A server that answers each line it reads with what `answer` returns for it (raw bytes,
 /// written as they are).
@@ -391,12 +391,12 @@ fn over_http(status: u16, body: &'static str) -> Peer {
             let Ok(message) = serde_json::from_str::<Value>(&line) else {
                 continue;
             };
-            let exchange = crate::transport::Exchange {
-                http: crate::wire::HttpContext {
+            let exchange = mcpspec_core::transport::Exchange {
+                http: mcpspec_core::wire::HttpContext {
                     status,
                     request_id: Some(message["id"].clone()),
                 },
-                body: crate::transport::ExchangeBody::Message(
+                body: mcpspec_core::transport::ExchangeBody::Message(
                     format!("{{\"jsonrpc\":\"2.0\",\"id\":null,{body}}}").into_bytes(),
                 ),
             };

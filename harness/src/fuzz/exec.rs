@@ -15,9 +15,9 @@ use tokio::time::Instant;
 use super::oracle::judge::Judge;
 use super::oracle::sent::Obligations;
 use super::oracle::{Oracle, TransportKind, Violation};
-use crate::protocol::method;
+use mcpspec_core::protocol::method;
 use crate::target::{StartError, Target};
-use crate::transport::{Exchange, ExchangeBody, LineTransport, Liveness, Recv};
+use mcpspec_core::transport::{Exchange, ExchangeBody, LineTransport, Liveness, Recv};
 
 pub use super::oracle::PROBE_ID;
 
@@ -40,7 +40,7 @@ impl Default for ExecOptions {
             reply_timeout: Duration::from_secs(1),
             startup_allowance: Duration::ZERO,
             quiet: Duration::from_millis(5),
-            max_message: crate::transport::DEFAULT_MAX_MESSAGE,
+            max_message: mcpspec_core::transport::DEFAULT_MAX_MESSAGE,
         }
     }
 }

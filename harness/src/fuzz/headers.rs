@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use crate::protocol::{meta, method};
+use mcpspec_core::protocol::{meta, method};
 
 /// Whether an HTTP header can carry `value` as it is: no control character but a tab.
 pub fn carriable(value: &str) -> bool {

@@ -11,9 +11,9 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::strategy::{Material, Tool};
-use crate::protocol::{meta, method, version};
+use mcpspec_core::protocol::{meta, method, version};
 use crate::target::{StartError, Target};
-use crate::transport::{ExchangeBody, LineTransport, Recv};
+use mcpspec_core::transport::{ExchangeBody, LineTransport, Recv};
 
 /// Reads the server's lists into `material`; `allowed` are the `--allow-tool` names. Returns
 /// how the lists were read (`modern`, `legacy`, or why not), for the run's first line.
@@ -135,8 +135,8 @@ fn valid_calls(name: &str, schema: &Value) -> Vec<Vec<u8>> {
                 "name": name,
                 "arguments": arguments,
                 "_meta": {
-                    crate::protocol::meta::PROTOCOL_VERSION: crate::protocol::version::MODERN,
-                    crate::protocol::meta::CLIENT_CAPABILITIES: {},
+                    mcpspec_core::protocol::meta::PROTOCOL_VERSION: mcpspec_core::protocol::version::MODERN,
+                    mcpspec_core::protocol::meta::CLIENT_CAPABILITIES: {},
                 },
             },
         }))

@@ -53,7 +53,7 @@ pub fn write(dir: &Path, n: usize, finding: &mut Finding, record: &Record) -> io
     let summary = finding.summary() + "\n";
     std::fs::write(
         path.with_extension("txt"),
-        crate::auth::redact::text(&summary).as_bytes(),
+        mcpspec_core::redact::text(&summary).as_bytes(),
     )?;
     Ok(path)
 }

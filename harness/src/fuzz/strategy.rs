@@ -17,7 +17,7 @@ use proptest::sample::select;
 use serde_json::{Map, Value, json};
 
 use super::headers;
-use crate::protocol::{meta, method, version};
+use mcpspec_core::protocol::{meta, method, version};
 
 /// One fuzz case: the lines sent to the server, in order (no newlines inside a line).
 pub type Case = Vec<Vec<u8>>;

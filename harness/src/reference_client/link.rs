@@ -16,10 +16,10 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use crate::target::Target;
-use crate::transport::http::client::{self, Endpoint, Request};
-use crate::transport::http::sse::SseParser;
-use crate::transport::{LineTransport, Recv};
-use crate::wire::Frame;
+use mcpspec_core::transport::http::client::{self, Endpoint, Request};
+use mcpspec_core::transport::http::sse::SseParser;
+use mcpspec_core::transport::{LineTransport, Recv};
+use mcpspec_core::wire::Frame;
 
 /// How long one HTTP exchange (an SSE stream included) may take.
 const EXCHANGE_CAP: Duration = Duration::from_secs(60);
@@ -89,7 +89,7 @@ impl Link {
     pub async fn send(&mut self, message: &Value, headers: Headers) -> Result<(), String> {
         match self {
             Link::Stdio(t) => {
-                let bytes = crate::wire::encode_value(message);
+                let bytes = mcpspec_core::wire::encode_value(message);
                 t.send(&bytes, Instant::now() + Duration::from_secs(10))
                     .await
                     .map_err(|e| e.to_string())
@@ -310,7 +310,7 @@ async fn read_body(
         _ if status == 202 && id.is_none() => return,
         _ => Incoming::Failure {
             status,
-            text: crate::text::shorten(String::from_utf8_lossy(&body).trim(), 200),
+            text: mcpspec_core::text::shorten(String::from_utf8_lossy(&body).trim(), 200),
             id,
         },
     };

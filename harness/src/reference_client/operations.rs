@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::session::{Failure, Session};
-use crate::protocol::method;
+use mcpspec_core::protocol::method;
 
 /// The tool the `tools_call` operation calls.
 const ADD_NUMBERS: &str = "add_numbers";

@@ -17,8 +17,8 @@ use tokio::time::Instant;
 use super::faults::{Fault, Faults};
 use super::link::{Headers, Incoming, Link};
 use crate::driver::{Outgoing, notification, request};
-use crate::protocol::{code, meta, method, version};
-use crate::wire::{Frame, Message};
+use mcpspec_core::protocol::{code, meta, method, version};
+use mcpspec_core::wire::{Frame, Message};
 
 /// How long the client waits for one reply.
 pub const REPLY_WAIT: Duration = Duration::from_secs(10);

@@ -33,7 +33,7 @@ use crate::negotiation::Cell;
 use crate::outcome::Kind;
 use crate::requirements;
 use crate::schema::Violation;
-use crate::transcript::{Entry, Event};
+use mcpspec_core::transcript::{Entry, Event};
 
 const CSS: &str = include_str!("html/report.css");
 const SCRIPT: &str = include_str!("html/report.js");

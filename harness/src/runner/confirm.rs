@@ -26,9 +26,9 @@ use super::{Attempt, Run, attempt};
 use crate::check::{Check, Lease};
 use crate::driver::request;
 use crate::outcome::{Kind, Outcome};
-use crate::protocol::method;
 use crate::report::Confirmation;
-use crate::transcript::{Entry, Event, Prefix};
+use mcpspec_core::protocol::method;
+use mcpspec_core::transcript::{Entry, Event, Prefix};
 
 /// What is reported for a check after confirmation.
 #[derive(Debug)]

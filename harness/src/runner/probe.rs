@@ -11,8 +11,8 @@ use crate::check::Facts;
 use crate::driver::{Peer, Settings, request};
 use crate::negotiation::{Client, negotiate};
 use crate::outcome::Era;
-use crate::protocol::{method, version};
 use crate::target::{StartError, Target};
+use mcpspec_core::protocol::{method, version};
 
 /// Learns what the target serves: dual-era negotiation as a client does it, a modern
 /// `server/discover` and a legacy `initialize`, each on a fresh connection.
@@ -23,8 +23,8 @@ pub async fn probe(
     settings: &Arc<Settings>,
     jobs: usize,
 ) -> Result<Facts, StartError> {
-    let rec = crate::transcript::Recorder::default();
-    let legacy_rec = crate::transcript::Recorder::default();
+    let rec = mcpspec_core::transcript::Recorder::default();
+    let legacy_rec = mcpspec_core::transcript::Recorder::default();
     let client = Client::default();
     // The two probes use separate connections; run them side by side, each under a cap, so a
     // server that floods or stalls cannot hold the run before its first check.
@@ -89,8 +89,8 @@ pub async fn probe(
 /// message, any JSON (a wrong `jsonrpc` member, a bad id), a JSON fragment (a message broken
 /// over lines), or an HTTP 4xx (a transport-level refusal an MCP endpoint may give). Silence,
 /// plain text, HTML pages, redirects, 5xx pages and bodies cut short are not.
-fn received_rpc(rec: &crate::transcript::Recorder) -> bool {
-    use crate::transcript::Event;
+fn received_rpc(rec: &mcpspec_core::transcript::Recorder) -> bool {
+    use mcpspec_core::transcript::Event;
     rec.entries().iter().any(|e| match &e.event {
         // A notification or a server→client request is not an answer.
         Event::Recv { message, .. } => message.get("method").is_none(),
@@ -117,8 +117,8 @@ fn received_rpc(rec: &crate::transcript::Recorder) -> bool {
 const PROBE_CAP: &str = "the version probe (server/discover, initialize) got no answer within";
 
 /// Whether a transcript holds any valid JSON-RPC message from the server (a notification too).
-fn received_any(rec: &crate::transcript::Recorder) -> bool {
-    use crate::transcript::Event;
+fn received_any(rec: &mcpspec_core::transcript::Recorder) -> bool {
+    use mcpspec_core::transcript::Event;
     rec.entries()
         .iter()
         .any(|e| matches!(e.event, Event::Recv { .. } | Event::RecvLarge { .. }))
@@ -133,7 +133,7 @@ async fn capped<T>(
         Ok(r) => r,
         Err(_) => Err(StartError::new(format!(
             "{PROBE_CAP} {}",
-            crate::text::seconds(cap)
+            mcpspec_core::text::seconds(cap)
         ))),
     }
 }
@@ -144,7 +144,7 @@ async fn capped<T>(
 async fn probe_legacy(
     target: &Target,
     settings: &Arc<Settings>,
-    rec: &crate::transcript::Recorder,
+    rec: &mcpspec_core::transcript::Recorder,
 ) -> Result<(String, Option<Value>, bool, Option<Duration>), StartError> {
     let started = Instant::now();
     let transport = target.connect(settings.max_message)?;

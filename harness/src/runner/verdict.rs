@@ -26,7 +26,10 @@ pub fn charge_stopped(outcome: Outcome, why: &str) -> Outcome {
 /// JSON pointer, what the schema expects and what came, and quoting the message. A Fail keeps
 /// its own finding and names the schema's too; a Skip or an Error stands (the check did not
 /// judge, and a violation never turns into a pass).
-pub fn schema_verdict(outcome: Outcome, findings: &[crate::transcript::SchemaFinding]) -> Outcome {
+pub fn schema_verdict(
+    outcome: Outcome,
+    findings: &[mcpspec_core::transcript::SchemaFinding],
+) -> Outcome {
     use crate::outcome::Kind;
     let Some(first) = findings.first() else {
         return outcome;
@@ -63,7 +66,7 @@ pub fn schema_verdict(outcome: Outcome, findings: &[crate::transcript::SchemaFin
 /// Fail or Error, which stand.
 pub fn slow_is_not_silent(
     outcome: Outcome,
-    lates: &[crate::transcript::Late],
+    lates: &[mcpspec_core::transcript::Late],
     unready_silence: Option<String>,
 ) -> Outcome {
     use crate::outcome::Kind;
@@ -84,7 +87,7 @@ pub fn slow_is_not_silent(
         "late ({} ms): the reply to id {} came after its {} wait{}",
         first.latency.as_millis(),
         first.id,
-        crate::text::seconds(first.waited),
+        mcpspec_core::text::seconds(first.waited),
         match lates.len() {
             1 => String::new(),
             n => format!(" ({n} late replies in all)"),

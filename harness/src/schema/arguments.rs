@@ -67,7 +67,7 @@ pub fn arguments(input_schema: &Value, seed: u64) -> Result<Value, Unbuildable> 
     if !input_schema.is_object() && !input_schema.is_boolean() {
         return Err(Unbuildable::new(format!(
             "the inputSchema is not a schema object: {}",
-            crate::text::preview(input_schema, 60)
+            mcpspec_core::text::preview(input_schema, 60)
         )));
     }
     let validator = tool_schema::compile(input_schema)
@@ -91,7 +91,7 @@ pub fn arguments(input_schema: &Value, seed: u64) -> Result<Value, Unbuildable> 
             let at = e.instance_path().to_string();
             format!(
                 "the best candidate, {}, is not valid{}: {e}",
-                crate::text::preview(&candidate, 80),
+                mcpspec_core::text::preview(&candidate, 80),
                 if at.is_empty() {
                     String::new()
                 } else {
@@ -166,7 +166,7 @@ impl Generator<'_> {
             other => {
                 return Err(Unbuildable::new(format!(
                     "a subschema is not a schema: {}",
-                    crate::text::preview(other, 40)
+                    mcpspec_core::text::preview(other, 40)
                 )));
             }
         };
@@ -669,7 +669,7 @@ fn number(schema: &Value, integer: bool, rng: &mut Rng, plain: bool) -> Result<V
         return Err(Unbuildable::new(format!(
             "no {} within the bounds of {}",
             if integer { "integer" } else { "number" },
-            crate::text::preview(schema, 80)
+            mcpspec_core::text::preview(schema, 80)
         )));
     };
     // A whole number is written as one (`1`, not `1.0`), which every JSON number type accepts.

@@ -89,7 +89,7 @@ impl Document {
                     e.schema_path(),
                     short_kind(&e)
                 ),
-                actual: crate::text::preview(e.instance(), 80),
+                actual: mcpspec_core::text::preview(e.instance(), 80),
                 revision: None,
             })
             .collect()
@@ -111,5 +111,5 @@ fn short_kind(e: &jsonschema::ValidationError<'_>) -> String {
     let text = text
         .strip_prefix(instance.as_str())
         .map_or(text.as_str(), str::trim_start);
-    crate::text::shorten(text, 120)
+    mcpspec_core::text::shorten(text, 120)
 }

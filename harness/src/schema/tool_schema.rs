@@ -71,7 +71,7 @@ pub fn tool_schema_defects(tool: &Value) -> Vec<ToolDefect> {
                 "",
                 format!(
                     "expected a JSON Schema object, got {}",
-                    crate::text::preview(schema, 60)
+                    mcpspec_core::text::preview(schema, 60)
                 ),
             ));
             continue;
@@ -82,7 +82,7 @@ pub fn tool_schema_defects(tool: &Value) -> Vec<ToolDefect> {
                 format!(
                     "expected \"object\" at the root, got {}",
                     obj.get("type")
-                        .map_or_else(|| "absent".into(), |t| crate::text::preview(t, 40))
+                        .map_or_else(|| "absent".into(), |t| mcpspec_core::text::preview(t, 40))
                 ),
             ));
         }
@@ -95,7 +95,7 @@ pub fn tool_schema_defects(tool: &Value) -> Vec<ToolDefect> {
                     "/$schema",
                     format!(
                         "a dialect mcpspec cannot check against: {}",
-                        crate::text::preview(dialect, 80)
+                        mcpspec_core::text::preview(dialect, 80)
                     ),
                 ));
                 continue;

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Shape, Violation};
-use crate::protocol::method;
+use mcpspec_core::protocol::method;
 
 /// Checks `body` against the type of `shape` in `revision`: `None` when the revision or the
 /// method has no type to check against (an unknown method, a list-changed notification whose
@@ -93,7 +93,7 @@ pub fn as_type<T: DeserializeOwned + Serialize>(
             method: shape.method(),
             actual: body
                 .pointer(&pointer)
-                .map_or_else(|| "absent".to_owned(), |v| crate::text::preview(v, 80)),
+                .map_or_else(|| "absent".to_owned(), |v| mcpspec_core::text::preview(v, 80)),
             pointer,
             expected: "an object".into(),
             revision: None,
@@ -170,12 +170,12 @@ fn violation(
     {
         let at = body
             .pointer(&pointer)
-            .map_or_else(|| "absent".to_owned(), |v| crate::text::preview(v, 80));
+            .map_or_else(|| "absent".to_owned(), |v| mcpspec_core::text::preview(v, 80));
         (format!("one of the forms of {ty}"), at)
     } else {
         let at = body
             .pointer(&pointer)
-            .map_or_else(|| "absent".to_owned(), |v| crate::text::preview(v, 80));
+            .map_or_else(|| "absent".to_owned(), |v| mcpspec_core::text::preview(v, 80));
         (message, at)
     };
     Violation {

@@ -60,7 +60,7 @@ fn every_area_of_the_catalogue_is_in_the_checks_table() {
 
 #[test]
 fn every_probe_tool_is_documented() {
-    use mcpspec::protocol::tool;
+    use mcpspec_core::protocol::tool;
     let text = page("probe-profile.md");
     let tools = section(&text, "## The probe tools");
     for name in [

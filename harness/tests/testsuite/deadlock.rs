@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use mcpspec::catalogue::by_id;
 use mcpspec::report::CheckResult;
-use mcpspec::transcript::Event;
+use mcpspec_core::transcript::Event;
 
 async fn verdict_of(target: mcpspec::Target, options: mcpspec::RunOptions) -> CheckResult {
     let check = by_id("deadlock/initialize/answers").expect("the check exists");
@@ -80,7 +80,7 @@ async fn reference_faults_get_their_verdicts() {
 /// last event of its transcript. The start-up before it is the readiness window's, which has
 /// its own bound (`--ready-timeout`).
 fn detection_time(r: &CheckResult) -> Duration {
-    let at = |e: &mcpspec::transcript::Entry| Duration::from_millis(e.at_ms.unwrap_or(0));
+    let at = |e: &mcpspec_core::transcript::Entry| Duration::from_millis(e.at_ms.unwrap_or(0));
     let sent = r
         .transcript
         .iter()

@@ -59,7 +59,12 @@ async fn a_legacy_reading_of_an_envelope_less_request_is_non_strict_with_no_sche
         let judged = r
             .transcript
             .iter()
-            .filter(|e| matches!(e.event, mcpspec::transcript::Event::SchemaViolations { .. }))
+            .filter(|e| {
+                matches!(
+                    e.event,
+                    mcpspec_core::transcript::Event::SchemaViolations { .. }
+                )
+            })
             .count();
         assert_eq!(judged, 0, "{}: no schema violation recorded\n{all}", r.id);
     }
@@ -127,7 +132,7 @@ async fn a_version_pinned_on_first_use_gives_the_same_verdicts_and_prefixes_in_e
         // The transcript starts with the prefix, marked, then the check's own traffic.
         assert!(
             matches!(&r.transcript.get(1).map(|e| &e.event),
-                Some(mcpspec::transcript::Event::Note { text }) if text.starts_with("prefix:")),
+                Some(mcpspec_core::transcript::Event::Note { text }) if text.starts_with("prefix:")),
             "{id}: {:?}",
             r.transcript.get(1)
         );

@@ -12,8 +12,8 @@ use crate::support;
 
 use std::collections::BTreeMap;
 
-use mcpspec::transcript::Event;
 use mcpspec::{Kind, RunReport, catalogue};
+use mcpspec_core::transcript::Event;
 
 /// The checks that provoke a header error (400 with -32020), so that see every defect.
 const HEADER_ERROR_CHECKS: &[&str] = &[

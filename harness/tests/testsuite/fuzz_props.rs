@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use mcpspec::fuzz::strategy;
-use mcpspec::wire::{Frame, Message};
+use mcpspec_core::wire::{Frame, Message};
 use proptest::prelude::*;
 
 proptest! {

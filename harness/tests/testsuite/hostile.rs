@@ -17,8 +17,8 @@ use crate::support::hostile as hostile_support;
 use std::time::Duration;
 
 use hostile_support::{
-    AT_ONCE, FLOOD, HttpServer, MIB, NO_MESSAGE, QUICK, RSS_BOUND, Target, expect, fuzz, negotiate,
-    refused_target, run, unstartable_target,
+    AT_ONCE, Bound, FLOOD, HttpServer, MIB, NO_MESSAGE, QUICK, RSS_BOUND, START_UP_ALLOWANCE,
+    Target, expect, fuzz, negotiate, refused_target, run, unstartable_target,
 };
 
 /// The phrase for a target that never produced a JSON-RPC message.
@@ -59,7 +59,8 @@ fn control_a_correct_server_passes() {
     );
     expect(&o)
         .code(0)
-        .within(Duration::from_secs(20))
+        // A correct server answers at once: the window is the run's own work.
+        .within(Bound::secs(2, 18))
         .rss_below(RSS_BOUND)
         .says(&[" 0 fail"])
         .finish();
@@ -71,7 +72,8 @@ fn control_a_correct_http_server_passes() {
     let (o, server) = http_case("control-http-ok", "ok", &["--select", "jsonrpc"]);
     expect(&o)
         .code(0)
-        .within(Duration::from_secs(20))
+        // A correct server answers at once: the window is the run's own work.
+        .within(Bound::secs(2, 18))
         .rss_below(RSS_BOUND)
         .says(&[" 0 fail"])
         .server_stopped(server)
@@ -753,7 +755,8 @@ fn a_reply_50_ms_after_the_deadline_is_late() {
     let o = answered_by_id_against_late("late-50ms", "1.05");
     expect(&o)
         .code(0)
-        .within(Duration::from_secs(30))
+        // Three requests, each answered 1.05 s late, within one 5 s scenario cap.
+        .within(Bound::secs(5, 25))
         .verdict_of(
             "stdio/concurrency/answered-by-id",
             &[
@@ -777,7 +780,9 @@ fn a_reply_that_never_comes_is_no_reply() {
     let o = answered_by_id_against_late("late-never", "30");
     expect(&o)
         .code(1)
-        .within(Duration::from_secs(40))
+        // The probe and the qualification (a start-up allowance each), the check's 5 s cap and
+        // the liveness request's 2 s.
+        .within(Bound::secs(2 * START_UP_ALLOWANCE + 5 + 2, 13))
         .verdict_of(
             "stdio/concurrency/answered-by-id",
             &[
@@ -802,7 +807,8 @@ fn a_slow_start_is_neither_a_false_pass_nor_a_false_fail() {
     );
     expect(&o)
         .code(0)
-        .within(Duration::from_secs(90))
+        // 21 checks × a 5 s cap / 2 jobs (rounded up), and the probe.
+        .within(Bound::secs(53 + START_UP_ALLOWANCE, 27))
         .says(&[" 0 fail", " 0 error"])
         .no_verdict_says("no reply")
         .no_verdict_says("late (")
@@ -837,7 +843,8 @@ fn a_slow_exit_of_a_slow_starter_is_not_called_no_exit() {
     );
     expect(&o)
         .code(0)
-        .within(Duration::from_secs(60))
+        // One check's 12 s cap, and the probe.
+        .within(Bound::secs(12 + START_UP_ALLOWANCE, 38))
         .verdict_of(
             "stdio/shutdown/exit-on-eof",
             &["pass", "exited after stdin EOF (exit status 0)"],
@@ -858,7 +865,8 @@ fn a_slow_exit_of_a_quick_starter_is_non_strict() {
     );
     expect(&o)
         .code(0)
-        .within(Duration::from_secs(60))
+        // One check's 5 s cap, and the probe.
+        .within(Bound::secs(5 + START_UP_ALLOWANCE, 45))
         .verdict_of(
             "stdio/shutdown/exit-on-eof",
             // 2 s, or a little more: 3 × the start-up of a Python interpreter on a busy machine.
@@ -893,7 +901,8 @@ fn the_readiness_window_adapts_to_a_slow_start() {
     );
     expect(&o)
         .code(0)
-        .within(Duration::from_secs(60))
+        // One check's 12 s cap, and the probe.
+        .within(Bound::secs(12 + START_UP_ALLOWANCE, 38))
         .verdict_of(
             "deadlock/initialize/answers",
             &["skip", "serves no legacy handshake"],
@@ -926,7 +935,8 @@ fn not_ready_names_the_window_and_the_measured_start_up() {
     );
     expect(&o)
         .code(1)
-        .within(Duration::from_secs(60))
+        // One check's 2 s cap, and the probe.
+        .within(Bound::secs(2 + START_UP_ALLOWANCE, 48))
         .verdict_of(
             "deadlock/initialize/answers",
             &[

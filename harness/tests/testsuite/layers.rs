@@ -8,8 +8,8 @@
 //! module's (`crate::RunReport` imports `report`), and `super::super::x` that climbs to the root
 //! imports `x`. Crates keep what is between them (Cargo refuses an import a manifest does not
 //! allow); this test keeps the modules inside each crate. The core's modules, which the harness
-//! re-exports under their own names (`crate::wire`) or names by path (`mcpspec_core::wire`), are
-//! names of their own in the harness's table: which module may stand on which part of the core.
+//! names by path (`mcpspec_core::wire`, or through a re-export of the root), are names of their
+//! own in the harness's table: which module may stand on which part of the core.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

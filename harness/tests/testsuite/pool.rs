@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use mcpspec::catalogue;
 use mcpspec::pool::Mode;
 use mcpspec::report::CheckResult;
-use mcpspec::transcript::Event;
 use mcpspec::{Check, Kind, RunOptions, RunReport, Target};
+use mcpspec_core::transcript::Event;
 
 fn pooled(args: &[&str]) -> Target {
     let script = support::repo_root().join("fixtures/scripted/pooled.py");

@@ -129,10 +129,17 @@ fn a_long_run_prints_a_plain_line_every_ten_seconds() {
     );
     assert!(!stderr.contains('\r'), "{stderr:?}");
 
+    // A 12 s fuzz run: a line at 10 s; a loaded machine that stretches the run past 20 s may
+    // print one more, never more than one per 10 s of the run.
+    let started = Instant::now();
     let out = piped(&dir, &["fuzz", "--time", "12", "--out", "out"], None);
+    let took = started.elapsed();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let lines = status_lines(&stderr, "mcpspec fuzz");
-    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        !lines.is_empty() && lines.len() as u64 <= took.as_secs() / 10,
+        "one line per 10 s at most, at least one after 10 s ({took:?}): {stderr}"
+    );
     assert!(
         lines[0].contains("/12 s, ") && lines[0].contains(" cases, "),
         "{stderr}"

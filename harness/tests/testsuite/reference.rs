@@ -140,7 +140,7 @@ async fn transcripts_match_snapshots_and_repeat() {
 /// and passes; the four that judge 2026-07-28 rules are skipped as before.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn jsonrpc_checks_run_on_a_legacy_only_server() {
-    use mcpspec::transcript::Event;
+    use mcpspec_core::transcript::Event;
     let jsonrpc: Vec<_> = catalogue::all()
         .into_iter()
         .filter(|c| c.id.starts_with("jsonrpc/"))

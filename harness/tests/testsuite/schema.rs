@@ -485,7 +485,7 @@ fn check(id: &str) -> mcpspec::Check {
 /// marks the message with its violations.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_violation_fails_the_check_that_received_it_and_marks_the_transcript() {
-    use mcpspec::transcript::Event;
+    use mcpspec_core::transcript::Event;
     let checks = [check("tools/list/capability-matches")];
     let clean = support::run(
         support::reference_with(&[]),
@@ -553,7 +553,7 @@ async fn an_unknown_content_type_is_named_as_the_book_says() {
 /// A Skip or an Error is never turned into anything by a violation; a Fail keeps its finding.
 #[test]
 fn skips_and_errors_stand_and_fails_keep_their_finding() {
-    use mcpspec::transcript::SchemaFinding;
+    use mcpspec_core::transcript::SchemaFinding;
     let findings = [SchemaFinding {
         evidence: None,
         violations: vec![schema::Violation {

@@ -206,7 +206,7 @@ async fn a_listen_stream_with_a_priming_event_delivers_its_acknowledgement_while
         .transcript
         .iter()
         .filter_map(|e| match &e.event {
-            mcpspec::transcript::Event::Note { text } => Some(text.clone()),
+            mcpspec_core::transcript::Event::Note { text } => Some(text.clone()),
             _ => None,
         })
         .collect();
@@ -317,7 +317,7 @@ async fn jsonrpc_checks_run_on_a_legacy_only_server_after_the_handshake() {
             .transcript
             .iter()
             .filter_map(|e| match &e.event {
-                mcpspec::transcript::Event::Send { message } => Some(message),
+                mcpspec_core::transcript::Event::Send { message } => Some(message),
                 _ => None,
             })
             .collect();
@@ -326,7 +326,7 @@ async fn jsonrpc_checks_run_on_a_legacy_only_server_after_the_handshake() {
         // POL-21); the server negotiates its own.
         assert_eq!(
             sent[0]["params"]["protocolVersion"],
-            mcpspec::protocol::version::LATEST_LEGACY,
+            mcpspec_core::protocol::version::LATEST_LEGACY,
             "{}",
             r.id
         );

@@ -13,7 +13,7 @@
 use crate::support;
 
 use mcpspec::catalogue;
-use mcpspec::transcript::{Entry, Event};
+use mcpspec_core::transcript::{Entry, Event};
 use serde_json::json;
 
 fn assert_bytes(name: &str, text: &str) {

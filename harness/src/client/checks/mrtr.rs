@@ -160,8 +160,8 @@ fn request_state_echoed(obs: &Observation) -> Outcome {
                 format!(
                     "the retry of `{}` carries requestState {}, the server sent {}",
                     round.tool,
-                    echoed.map_or("none".to_owned(), |v| crate::text::preview(v, 80)),
-                    sent.map_or("none".to_owned(), |v| crate::text::preview(v, 80))
+                    echoed.map_or("none".to_owned(), |v| mcpspec_core::text::preview(v, 80)),
+                    sent.map_or("none".to_owned(), |v| mcpspec_core::text::preview(v, 80))
                 ),
             );
         }
@@ -230,7 +230,7 @@ fn no_state_when_absent(obs: &Observation) -> Outcome {
             format!(
                 "the server sent no requestState; the retry of `{}` carries {}",
                 round.tool,
-                crate::text::preview(state, 80)
+                mcpspec_core::text::preview(state, 80)
             ),
         ),
         None => Outcome::pass("no requestState where none was given"),

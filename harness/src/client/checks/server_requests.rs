@@ -143,7 +143,7 @@ fn what(reply: Option<&&ClientMessage>) -> String {
     match reply {
         None => "no reply".into(),
         Some(r) => match (result_of(r), error_code(r)) {
-            (Some(result), _) => format!("the result {}", crate::text::preview(result, 80)),
+            (Some(result), _) => format!("the result {}", mcpspec_core::text::preview(result, 80)),
             (None, Some(code)) => format!("error {code}"),
             (None, None) => "a reply with neither result nor error code".into(),
         },
@@ -310,7 +310,7 @@ fn reply_ids(obs: &Observation) -> Outcome {
                     .request
                     .json
                     .as_ref()
-                    .map(|j| crate::text::preview(j, 200))
+                    .map(|j| mcpspec_core::text::preview(j, 200))
                     .unwrap_or_default(),
             }),
         );

@@ -28,7 +28,7 @@ use tokio::time::Instant;
 use crate::client::judge::{self, Kind};
 use crate::client::observation::Log;
 use crate::client::peer::inject::{Injector, as_lines};
-use crate::transport::{LineEvent, LineReader};
+use mcpspec_core::transport::{LineEvent, LineReader};
 
 /// Peer processes one scenario may start.
 pub const MAX_CONNECTIONS: u32 = 16;

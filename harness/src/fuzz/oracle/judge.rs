@@ -15,8 +15,8 @@ use std::collections::HashMap;
 use super::sent::{Obligations, Slot};
 use super::{Oracle, PROBE_ID, TransportKind, Violation, allowed_error_code};
 use crate::fuzz::reading::{self, Decoder, Doc, IdKey, Kind, Val};
-use crate::protocol::{self, method};
-use crate::wire::HttpContext;
+use mcpspec_core::protocol::{self, method};
+use mcpspec_core::wire::HttpContext;
 
 /// The judge of one case.
 #[derive(Debug)]
@@ -92,7 +92,7 @@ impl<'a> Judge<'a> {
             TransportKind::Stdio => "stdout line",
             TransportKind::Http => "HTTP body",
         };
-        let shown = || crate::text::shorten(&String::from_utf8_lossy(bytes), 120);
+        let shown = || mcpspec_core::text::shorten(&String::from_utf8_lossy(bytes), 120);
         let doc = match reading::read(bytes) {
             Ok(doc) => doc,
             Err(_) => {
@@ -192,7 +192,7 @@ impl<'a> Judge<'a> {
         answers: &mut Vec<Vec<u8>>,
     ) {
         let invalid = |judge: &mut Self, why: String| {
-            let text = crate::text::shorten(&String::from_utf8_lossy(doc.raw(v)), 120);
+            let text = mcpspec_core::text::shorten(&String::from_utf8_lossy(doc.raw(v)), 120);
             let place = if in_batch { "batch element: " } else { "" };
             judge.violation(Oracle::InvalidReply, format!("{place}{why}: {text}"));
         };
@@ -670,12 +670,12 @@ mod tests {
     #[test]
     fn over_http_only_what_the_case_made_refusable_may_be_refused() {
         let malformed = serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "ping",
-            "params": {"_meta": {crate::protocol::meta::PROTOCOL_VERSION: "2026-0\u{0}7-28"}}})
+            "params": {"_meta": {mcpspec_core::protocol::meta::PROTOCOL_VERSION: "2026-0\u{0}7-28"}}})
         .to_string()
         .into_bytes();
         // Enveloped: a request no session rule lets the server refuse.
         let good = serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list",
-            "params": {"_meta": {crate::protocol::meta::PROTOCOL_VERSION: "2026-07-28"}}})
+            "params": {"_meta": {mcpspec_core::protocol::meta::PROTOCOL_VERSION: "2026-07-28"}}})
         .to_string()
         .into_bytes();
         let case = vec![malformed, good];
@@ -713,7 +713,7 @@ mod tests {
         let ping = br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#.to_vec();
         let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec();
         let enveloped = serde_json::json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list",
-            "params": {"_meta": {crate::protocol::meta::PROTOCOL_VERSION: "2026-07-28"}}})
+            "params": {"_meta": {mcpspec_core::protocol::meta::PROTOCOL_VERSION: "2026-07-28"}}})
         .to_string()
         .into_bytes();
         let initialize = br#"{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#.to_vec();

@@ -23,11 +23,11 @@ use std::collections::HashSet;
 use super::TransportKind;
 use crate::fuzz::headers;
 use crate::fuzz::reading::{self, Decoder, Doc, IdKey, Kind, Object, Val};
-use crate::protocol::{meta, method};
+use mcpspec_core::protocol::{meta, method};
 
 /// Nesting this deep a strict parser may refuse (serde_json refuses its 128th level; Python's
 /// limit is near 1000, V8's far beyond).
-pub const MAX_DEPTH: usize = crate::wire::MAX_DEPTH;
+pub const MAX_DEPTH: usize = mcpspec_core::wire::MAX_DEPTH;
 
 /// The largest integer every JSON peer reads exactly (RFC 8259 §6: 2^53 - 1).
 const INTEROPERABLE: i64 = (1 << 53) - 1;
@@ -402,7 +402,7 @@ fn strict_reads(doc: &Doc<'_>, messages: &[Object<'_, '_>]) -> bool {
 /// The id a shallow scan finds in a line that is not JSON (a peer may answer a parse error
 /// with it).
 fn scanned_id(body: &[u8]) -> Vec<IdKey> {
-    crate::wire::scan_envelope(body)
+    mcpspec_core::wire::scan_envelope(body)
         .and_then(|e| e.id)
         .and_then(|id| IdKey::of_json(id.to_string().as_bytes()))
         .into_iter()
@@ -463,7 +463,7 @@ fn shape(doc: &Doc<'_>, obj: &Object<'_, '_>, decoder: Decoder) -> Shape {
     // handshake era.
     let modern_version = version.is_some_and(|v| {
         v.kind == Kind::String
-            && !crate::protocol::version::LEGACY
+            && !mcpspec_core::protocol::version::LEGACY
                 .iter()
                 .any(|l| doc.is(v, l))
     });

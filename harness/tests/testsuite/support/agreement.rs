@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use mcpspec::RunReport;
 use mcpspec::schema::{self, Shape, document::Document};
-use mcpspec::transcript::{Entry, Event};
+use mcpspec_core::transcript::{Entry, Event};
 
 /// The revisions with an official `schema.json` beside the repository.
 pub const OFFICIAL_REVISIONS: [&str; 3] = ["2025-06-18", "2025-11-25", "2026-07-28"];
@@ -97,7 +97,7 @@ pub fn compare<'a>(reports: impl IntoIterator<Item = &'a RunReport>) -> Agreemen
                         result.id,
                         typed.iter().map(ToString::to_string).collect::<Vec<_>>(),
                         official.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                        mcpspec::text::preview(message, 300)
+                        mcpspec_core::text::preview(message, 300)
                     ));
                 }
             });

@@ -170,7 +170,7 @@ pub fn assert_scenario_transcripts(dir: &str, report: &RunReport) {
 }
 
 /// The stable form of a transcript (see [`assert_scenario_transcripts`]).
-fn conversation(transcript: &[mcpspec::transcript::Entry]) -> serde_json::Value {
+fn conversation(transcript: &[mcpspec_core::transcript::Entry]) -> serde_json::Value {
     use serde_json::{Value, json};
     let mut client = Vec::new();
     let mut client_replies = Vec::new();

@@ -563,7 +563,7 @@ pub fn assert_same_outcomes(first: &RunReport, second: &RunReport, what: &str) {
 
 /// A transcript in snapshot form: volatile fields redacted by shape, and the arrival order
 /// within one burst of replies normalised (STDIO-8 allows any order).
-pub fn snapshot_form(entries: &[mcpspec::transcript::Entry]) -> serde_json::Value {
+pub fn snapshot_form(entries: &[mcpspec_core::transcript::Entry]) -> serde_json::Value {
     let mut values: Vec<serde_json::Value> = entries
         .iter()
         .map(|e| serde_json::to_value(e).expect("entries serialize"))
