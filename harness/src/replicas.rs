@@ -366,8 +366,12 @@ mod listener {
                     table.insert(pid, ids);
                 }
             }
-            let holders = table.keys().filter(|pid| holds_any(**pid, &inodes));
-            if holders.into_iter().any(|pid| of_group(*pid, group, &table)) {
+            // The parent links first (in memory), the file descriptors only of those.
+            if table
+                .keys()
+                .filter(|pid| of_group(**pid, group, &table))
+                .any(|pid| holds_any(*pid, &inodes))
+            {
                 Owner::Group
             } else {
                 Owner::Other

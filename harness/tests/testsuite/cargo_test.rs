@@ -6,7 +6,6 @@
 use crate::support;
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -143,30 +142,6 @@ fn several_filters_and_skips_select_like_libtest() {
     assert_eq!(exact.num_passed, 2, "--exact: whole ids only");
 }
 
-/// `cargo test --workspace --test conformance -- ARGS` (the example crate's test, the only one
-/// of that name), with `env` set. `--workspace`, not `-p`: the features resolve as for the
-/// suite's own build, so nothing is compiled again (with `-p` the harness was, twice).
-fn example(list: &[&str], env: &[(&str, &str)]) -> Output {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(support::repo_root())
-        .args([
-            "test",
-            "--quiet",
-            "--workspace",
-            "--test",
-            "conformance",
-            "--",
-        ])
-        .args(list)
-        .env_remove("EXAMPLE_SERVER_FAULTS")
-        .env_remove("EXAMPLE_SERVER_FIXED");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("cargo runs")
-}
-
 /// The `test ID ... outcome` line of `id` (libtest pads the ids to one width).
 fn line_of<'a>(text: &'a str, id: &str) -> &'a str {
     text.lines()
@@ -176,7 +151,8 @@ fn line_of<'a>(text: &'a str, id: &str) -> &'a str {
 
 #[test]
 fn the_example_crate_uses_a_baseline() {
-    let known = example(&["jsonrpc/parse-error/", "modern/discover/answers"], &[]);
+    let known =
+        support::example_conformance(&["jsonrpc/parse-error/", "modern/discover/answers"], &[]);
     let text = String::from_utf8_lossy(&known.stdout).into_owned();
     assert!(
         known.status.success(),
@@ -192,7 +168,7 @@ fn the_example_crate_uses_a_baseline() {
     );
     assert!(text.contains("3 passed; 0 failed; 1 ignored"), "{text}");
 
-    let fixed = example(
+    let fixed = support::example_conformance(
         &["jsonrpc/parse-error/id-null"],
         &[("EXAMPLE_SERVER_FIXED", "1")],
     );

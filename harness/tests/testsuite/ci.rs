@@ -6,7 +6,6 @@ use crate::support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command as StdCommand;
 
 use assert_cmd::Command;
 
@@ -236,32 +235,9 @@ fn coverage_prints_the_figure_json_and_markdown() {
 
 // --- the `cargo test` integration example ----------------------------------------------------
 
-/// `cargo test --workspace --test conformance -- ARGS` (the example crate's test), in the same
-/// workspace and target directory as this test: `--workspace` resolves features as the suite's
-/// own build did, so everything is already built by then (`-p` compiled the harness again).
-fn example_test(args: &[&str], faults: Option<&str>) -> std::process::Output {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = StdCommand::new(cargo);
-    cmd.current_dir(support::repo_root())
-        .args([
-            "test",
-            "--quiet",
-            "--workspace",
-            "--test",
-            "conformance",
-            "--",
-        ])
-        .args(args)
-        .env_remove("EXAMPLE_SERVER_FAULTS");
-    if let Some(f) = faults {
-        cmd.env("EXAMPLE_SERVER_FAULTS", f);
-    }
-    cmd.output().expect("cargo runs")
-}
-
 #[test]
 fn example_crate_lists_one_test_per_check_passes_and_catches_a_fault() {
-    let list = example_test(&["--list"], None);
+    let list = support::example_conformance(&["--list"], &[]);
     let text = String::from_utf8_lossy(&list.stdout).into_owned();
     assert!(
         list.status.success(),
@@ -275,7 +251,7 @@ fn example_crate_lists_one_test_per_check_passes_and_catches_a_fault() {
     let all: BTreeSet<&str> = mcpspec::catalogue::all().iter().map(|c| c.id).collect();
     assert_eq!(listed, all, "one test per check, named by its id");
 
-    let run = example_test(&[], None);
+    let run = support::example_conformance(&[], &[]);
     let text = String::from_utf8_lossy(&run.stdout).into_owned();
     assert!(
         run.status.success(),
@@ -285,7 +261,10 @@ fn example_crate_lists_one_test_per_check_passes_and_catches_a_fault() {
     assert!(text.contains("0 failed"), "{text}");
 
     // A fault fails exactly the test of the check that names it; filtering works.
-    let faulty = example_test(&["jsonrpc/result-type/"], Some("no-result-type"));
+    let faulty = support::example_conformance(
+        &["jsonrpc/result-type/"],
+        &[("EXAMPLE_SERVER_FAULTS", "no-result-type")],
+    );
     let text = String::from_utf8_lossy(&faulty.stdout).into_owned();
     assert!(!faulty.status.success(), "{text}");
     assert!(

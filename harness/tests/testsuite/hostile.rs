@@ -17,8 +17,8 @@ use crate::support::hostile as hostile_support;
 use std::time::Duration;
 
 use hostile_support::{
-    AT_ONCE, Bound, FLOOD, HttpServer, MIB, NO_MESSAGE, QUICK, RSS_BOUND, START_UP_ALLOWANCE,
-    Target, expect, fuzz, negotiate, refused_target, run, unstartable_target,
+    AT_ONCE, Bound, FLOOD, HttpServer, MIB, NO_MESSAGE, QUICK, RSS_BOUND, Target, expect, fuzz,
+    negotiate, refused_target, run, unstartable_target,
 };
 
 /// The phrase for a target that never produced a JSON-RPC message.
@@ -782,7 +782,7 @@ fn a_reply_that_never_comes_is_no_reply() {
         .code(1)
         // The probe and the qualification (a start-up allowance each), the check's 5 s cap and
         // the liveness request's 2 s.
-        .within(Bound::secs(2 * START_UP_ALLOWANCE + 5 + 2, 13))
+        .within(Bound::secs(5 + 2, 13).and_start_ups(2))
         .verdict_of(
             "stdio/concurrency/answered-by-id",
             &[
@@ -808,7 +808,7 @@ fn a_slow_start_is_neither_a_false_pass_nor_a_false_fail() {
     expect(&o)
         .code(0)
         // 21 checks × a 5 s cap / 2 jobs (rounded up), and the probe.
-        .within(Bound::secs(53 + START_UP_ALLOWANCE, 27))
+        .within(Bound::secs(53, 27).and_start_ups(1))
         .says(&[" 0 fail", " 0 error"])
         .no_verdict_says("no reply")
         .no_verdict_says("late (")
@@ -844,7 +844,7 @@ fn a_slow_exit_of_a_slow_starter_is_not_called_no_exit() {
     expect(&o)
         .code(0)
         // One check's 12 s cap, and the probe.
-        .within(Bound::secs(12 + START_UP_ALLOWANCE, 38))
+        .within(Bound::secs(12, 38).and_start_ups(1))
         .verdict_of(
             "stdio/shutdown/exit-on-eof",
             &["pass", "exited after stdin EOF (exit status 0)"],
@@ -866,7 +866,7 @@ fn a_slow_exit_of_a_quick_starter_is_non_strict() {
     expect(&o)
         .code(0)
         // One check's 5 s cap, and the probe.
-        .within(Bound::secs(5 + START_UP_ALLOWANCE, 45))
+        .within(Bound::secs(5, 45).and_start_ups(1))
         .verdict_of(
             "stdio/shutdown/exit-on-eof",
             // 2 s, or a little more: 3 × the start-up of a Python interpreter on a busy machine.
@@ -902,7 +902,7 @@ fn the_readiness_window_adapts_to_a_slow_start() {
     expect(&o)
         .code(0)
         // One check's 12 s cap, and the probe.
-        .within(Bound::secs(12 + START_UP_ALLOWANCE, 38))
+        .within(Bound::secs(12, 38).and_start_ups(1))
         .verdict_of(
             "deadlock/initialize/answers",
             &["skip", "serves no legacy handshake"],
@@ -936,7 +936,7 @@ fn not_ready_names_the_window_and_the_measured_start_up() {
     expect(&o)
         .code(1)
         // One check's 2 s cap, and the probe.
-        .within(Bound::secs(2 + START_UP_ALLOWANCE, 48))
+        .within(Bound::secs(2, 48).and_start_ups(1))
         .verdict_of(
             "deadlock/initialize/answers",
             &[

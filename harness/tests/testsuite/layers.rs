@@ -106,7 +106,7 @@ impl Library {
         let mut modules = self.modules();
         modules.extend(self.outside.iter().map(|m| (*m).to_owned()));
         if self.on_core {
-            modules.extend(core_modules());
+            modules.extend(CORE.modules());
         }
         Root {
             modules,
@@ -504,14 +504,6 @@ fn inline_modules(c: &[char]) -> Vec<(usize, usize)> {
     spans
 }
 
-/// How code names the core crate by path.
-const CORE_PATH: &str = "mcpspec_core::";
-
-/// The core's top-level modules, which the harness's table names one by one.
-fn core_modules() -> BTreeSet<String> {
-    CORE.modules()
-}
-
 /// The crate's top-level modules `code` names, for a file whose module is `depth` below the
 /// crate root: `crate::x…` paths, `use crate::{x, y::z}` groups, `super::…` paths that reach
 /// the root, and names the root re-exports (as their module; other root items as `lib`).
@@ -548,8 +540,11 @@ fn imports(code: &str, depth: usize, root: &Root) -> BTreeSet<String> {
         let rest = &text[byte..];
         if at_start && rest.starts_with("crate::") {
             record(&rest["crate::".len()..]);
-        } else if at_start && rest.starts_with(CORE_PATH) {
-            record(&rest[CORE_PATH.len()..]);
+        } else if let Some(tail) = at_start
+            .then(|| rest.strip_prefix(CORE_CRATE)?.strip_prefix("::"))
+            .flatten()
+        {
+            record(tail);
         } else if at_start && rest.starts_with("super::") {
             let mut climbs = 0;
             let mut tail = rest;

@@ -30,36 +30,49 @@ pub const RSS_BOUND: u64 = 64 * MIB;
 /// mcpspec's claim, the slack the machine's.
 #[derive(Debug, Clone, Copy)]
 pub struct Bound {
-    pub window: Duration,
-    pub slack: Duration,
+    /// The window's fixed part (scenario caps, reply waits).
+    window: Duration,
+    /// How many start-up allowances of a new process the window also holds (the probe, the
+    /// pool's qualification): mcpspec's own default, read from it, not restated here.
+    start_ups: u32,
+    slack: Duration,
 }
 
 impl Bound {
     pub const fn secs(window: u64, slack: u64) -> Self {
         Bound {
             window: Duration::from_secs(window),
+            start_ups: 0,
             slack: Duration::from_secs(slack),
         }
     }
 
+    /// The same bound with `n` start-up allowances in its window.
+    pub const fn and_start_ups(mut self, n: u32) -> Self {
+        self.start_ups = n;
+        self
+    }
+
+    /// mcpspec's window: the fixed part and the start-up allowances.
+    pub fn window(self) -> Duration {
+        self.window + mcpspec::driver::Settings::default().startup_timeout * self.start_ups
+    }
+
     /// The bound on this machine: the window plus the scaled slack.
     pub fn limit(self) -> Duration {
-        self.window + crate::support::scaled(self.slack)
+        self.window() + crate::support::scaled(self.slack)
     }
 }
 
-/// The start-up allowance mcpspec gives a new process for its first message (the probe, the
-/// pool's qualification).
-pub const START_UP_ALLOWANCE: u64 = 10;
 /// The cause is known as soon as the target starts (or fails to): "within 1 s of the cause
 /// being known".
 pub const AT_ONCE: Bound = Bound::secs(1, 4);
 /// A target that never produces a JSON-RPC message: the probe waits out the start-up
 /// allowance.
-pub const NO_MESSAGE: Bound = Bound::secs(START_UP_ALLOWANCE, 20);
+pub const NO_MESSAGE: Bound = Bound::secs(0, 20).and_start_ups(1);
 /// Floods: the run ends within checks × scenario cap / jobs (5 × 5 s / 2, rounded up) plus the
 /// probe's start-up allowance.
-pub const FLOOD: Bound = Bound::secs(13 + START_UP_ALLOWANCE, 37);
+pub const FLOOD: Bound = Bound::secs(13, 37).and_start_ups(1);
 /// The flags every `run` gets: short waits and a small scenario cap.
 pub const QUICK: &[&str] = &["--timeout", "1", "--scenario-timeout", "5"];
 
@@ -522,7 +535,7 @@ impl Expect<'_> {
             self.gaps.push(format!(
                 "wall time: expected < {:.2} s (window {:.2} s + slack {:.2} s × {} {}), took {:.2} s",
                 limit.as_secs_f64(),
-                bound.window.as_secs_f64(),
+                bound.window().as_secs_f64(),
                 bound.slack.as_secs_f64(),
                 crate::support::TIME_SCALE_VAR,
                 crate::support::time_scale(),

@@ -99,6 +99,29 @@ pub fn python3() -> &'static str {
     })
 }
 
+/// `cargo test --workspace --test conformance -- ARGS`: the `cargo test` integration example's
+/// test (the only one of that name), with `env` set and the example's own variables cleared.
+/// `--workspace`, not `-p`: features resolve as for the suite's own build, so nothing is
+/// compiled again (with `-p` the harness was, once per caller).
+pub fn example_conformance(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = std::process::Command::new(cargo);
+    cmd.current_dir(repo_root())
+        .args([
+            "test",
+            "--quiet",
+            "--workspace",
+            "--test",
+            "conformance",
+            "--",
+        ])
+        .args(args)
+        .env_remove("EXAMPLE_SERVER_FAULTS")
+        .env_remove("EXAMPLE_SERVER_FIXED");
+    cmd.envs(env.iter().copied());
+    cmd.output().expect("cargo runs")
+}
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
