@@ -4,7 +4,7 @@
 # sha256; when there is none for this version or machine, `cargo install --locked` of the
 # Action's own source, run from a temporary directory on the stable toolchain, so neither the
 # user's rust-toolchain.toml nor their .cargo/config.toml applies. Tested by
-# harness/tests/testsuite/action.rs.
+# cli/tests/testsuite/action.rs.
 #
 #   bash scripts/action-install.sh plan      # version=, target=, dir= (the directory to cache)
 #   bash scripts/action-install.sh install   # bin=, source=cache|release|cargo
@@ -123,7 +123,7 @@ work="$(mktemp -d)"
     if command -v rustup >/dev/null 2>&1; then
         rustup toolchain install "$RUSTUP_TOOLCHAIN" --profile minimal >&2
     fi
-    CARGO_TARGET_DIR="$work/target" cargo install --locked --path "$root/harness" \
+    CARGO_TARGET_DIR="$work/target" cargo install --locked --path "$root/cli" \
         --root "$work/root" >&2
 ) || {
     rm -rf "$work"

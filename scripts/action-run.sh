@@ -5,7 +5,7 @@
 # $GITHUB_STEP_SUMMARY, turns every unexpected Fail/Error and stale baseline entry into an
 # `::error` annotation, writes the outputs to $GITHUB_OUTPUT, and exits with mcpspec's exit code
 # (0 ok, 1 unexpected failure or stale entry, 2 usage error, 3 target did not start or answer).
-# Tested by harness/tests/testsuite/action.rs with a mock GITHUB_* environment.
+# Tested by cli/tests/testsuite/action.rs with a mock GITHUB_* environment.
 #
 # Inputs (environment, as action.yml passes them; all optional):
 #   INPUT_COMMAND        the server command, ONE ARGUMENT PER LINE (default: the embedded

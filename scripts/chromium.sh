@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install (or find) a headless Chromium for the HTML report's browser test
-# (harness/tests/testsuite/html_report.rs).
+# (cli/tests/testsuite/html_report.rs).
 #
 #   BROWSER=$(bash scripts/chromium.sh)   -> the only line on stdout is the browser's path
 #   bash scripts/chromium.sh --find-only  -> the path if installed, else exit 1 (no install)

@@ -6,12 +6,17 @@
 #
 #   FUZZ_SECONDS=20 bash scripts/fuzz-smoke.sh            # every target, 20 s each
 #   bash scripts/fuzz-smoke.sh structured                 # one target
-#   MCP_REFERENCE_FAULTS=panic-on-dunder-argument \
+#   MCP_REFERENCE_FAULTS=panic-on-dunder-argument FUZZ_RUNS=2000000 \
 #     bash scripts/fuzz-smoke.sh --expect-crash structured  # the planted panic must be found
+#
+# FUZZ_RUNS bounds each run by work (executions) instead of time, so that a loaded machine
+# takes longer but reaches the same inputs: what must be found is found whatever the load.
+# FUZZ_SECONDS then only caps the wall time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds="${FUZZ_SECONDS:-20}"
+runs="${FUZZ_RUNS:-}"
 # A fixed libFuzzer seed: the same binary explores the same inputs (FUZZ_SEED=0 for a random one).
 fuzz_seed="${FUZZ_SEED:-1}"
 expect_crash=false
@@ -40,12 +45,19 @@ fi
 (cd fuzz && cargo fuzz build -s none)
 
 status=0
+bound=(-max_total_time="$seconds")
+what="${seconds} s"
+if [[ -n "$runs" ]]; then
+    bound+=(-runs="$runs")
+    what="${runs} runs (at most ${seconds} s)"
+fi
+
 for target in "${targets[@]}"; do
     corpus="$(mktemp -d)"
-    echo "== cargo fuzz run -s none $target (${seconds} s)"
+    echo "== cargo fuzz run -s none $target (${what})"
     set +e
     (cd fuzz && cargo fuzz run -s none "$target" "$corpus" "${seed_dirs[@]}" -- \
-        -max_total_time="$seconds" -seed="$fuzz_seed" -rss_limit_mb=2048 -timeout=10 \
+        "${bound[@]}" -seed="$fuzz_seed" -rss_limit_mb=2048 -timeout=10 \
         -print_final_stats=1) \
         > "$corpus.log" 2>&1
     rc=$?
@@ -54,7 +66,7 @@ for target in "${targets[@]}"; do
         "$corpus.log" || true
     if $expect_crash; then
         if [[ $rc -eq 0 ]]; then
-            echo "$target: expected a crash, found none in ${seconds} s"
+            echo "$target: expected a crash, found none in ${what}"
             status=1
         else
             grep -m1 -E 'panicked|invariant violated' "$corpus.log" || true

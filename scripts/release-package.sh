@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Packs a release binary as the GitHub Action (scripts/action-install.sh) and `cargo binstall`
-# (harness/Cargo.toml [package.metadata.binstall]) expect it:
+# (cli/Cargo.toml [package.metadata.binstall]) expect it:
 #   OUT/mcpspec-v<version>-<target>.tar.gz         one directory of that name: mcpspec, README.md
 #   OUT/mcpspec-v<version>-<target>.tar.gz.sha256  `sha256sum` format, checkable with -c
 #

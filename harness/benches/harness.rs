@@ -1,15 +1,16 @@
 //! Benchmarks: codec throughput, a driver round trip against the in-memory reference server,
-//! and the whole catalogue. Run with `cargo bench -p mcpspec`.
+//! and the whole catalogue. Run with `cargo bench -p mcpspec-harness`.
 
 use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
 
-use mcpspec::driver::{Peer, Settings, request};
-use mcpspec::outcome::Era;
-use mcpspec::{RunOptions, Target};
 use mcpspec_core::wire::{Frame, Id, Message};
+use mcpspec_harness::driver::{Peer, Settings, request};
+use mcpspec_harness::outcome::Era;
+use mcpspec_harness::runner::RunOptions;
+use mcpspec_harness::target::Target;
 
 fn sample_line() -> Vec<u8> {
     let tools: Vec<_> = (0..8)
@@ -62,7 +63,7 @@ fn driver(c: &mut Criterion) {
 
 fn catalogue(c: &mut Criterion) {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let checks = mcpspec::catalogue::all();
+    let checks = mcpspec_harness::catalogue::all();
     let mut g = c.benchmark_group("catalogue");
     g.sample_size(10);
     g.bench_function("embedded-reference-server", |b| {
@@ -72,7 +73,7 @@ fn catalogue(c: &mut Criterion) {
                     jobs: 8,
                     ..RunOptions::default()
                 };
-                mcpspec::run(Target::embedded(), &checks, options)
+                mcpspec_harness::runner::run(Target::embedded(), &checks, options)
                     .await
                     .expect("runs")
             })

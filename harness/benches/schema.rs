@@ -1,11 +1,11 @@
 //! The schema layer's cost (SCHEMA-1): validating a `ListToolsResult` of about 1.3 KB and one
 //! of about 100 KB under 2026-07-28 with the typed layer, as the driver does for every result.
-//! Run with `cargo bench -p mcpspec --bench schema`.
+//! Run with `cargo bench -p mcpspec-harness --bench schema`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
 
-use mcpspec::schema::{self, Shape};
+use mcpspec_harness::schema::{self, Shape};
 
 /// A 2026-07-28 `ListToolsResult` with `n` tools, each with a small object input schema.
 fn list_tools(n: usize) -> Value {

@@ -144,7 +144,9 @@ impl Destination {
                 // noted on stderr; neither changes the exit code.
                 if let Err(e) = written {
                     if e.kind() != std::io::ErrorKind::BrokenPipe {
-                        crate::output::errln!("mcpspec: cannot write to stdout ({e}); output dropped");
+                        crate::output::errln!(
+                            "mcpspec: cannot write to stdout ({e}); output dropped"
+                        );
                     }
                 }
                 Ok(())

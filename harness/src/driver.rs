@@ -29,9 +29,9 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::time::Instant;
 
-pub use mcpspec_core::text::{preview, seconds, shorten};
 pub use builder::{Outgoing, notification, raw, request};
 pub use conversation::Exchange;
+pub use mcpspec_core::text::{preview, seconds, shorten};
 pub use reply::{Reply, Unrelated};
 pub use session::{Handshake, initialize_request};
 

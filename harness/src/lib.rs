@@ -1,4 +1,5 @@
-//! mcpspec: a conformance test harness and fuzzer for MCP (Model Context Protocol) servers.
+//! mcpspec-harness: the server side of mcpspec, a conformance test harness and fuzzer for MCP
+//! (Model Context Protocol) servers. The `mcpspec` crate puts the command line on top of it.
 //!
 //! Data flow:
 //!
@@ -22,76 +23,43 @@
 //!                                                          (report, baseline)
 //!   Around them: selection and sharding (select), requirement coverage (coverage), the
 //!   `cargo test` integration, one libtest test per check (testing), the black-box fuzzer
-//!   on the same transports (fuzz), and the command line itself, its flag values and
-//!   pipe-safe output (cli, cli_values, output)
+//!   on the same transports (fuzz), and what the command line stands on: its flag values and
+//!   pipe-safe output (cli_values, output)
 //! ```
 //!
 //! The bottom of that flow (the transports, the wire codec, the transcript) is the
 //! `mcpspec-core` crate, which every layer here names by its path (`mcpspec_core::wire`).
 //!
+//! The root only declares modules (the `mcpspec` crate on top holds the façade users link).
+//! Every module is `pub`: the crates above (`mcpspec-client`, `mcpspec-reference-client` and
+//! the `mcpspec` command line) are its callers. Which module may import which is held by a
+//! test (`ARCHITECTURE.md`, "The harness's layers, tested").
+//!
 //! The harness shares no code with the reference server it is tested against (only the
 //! embedding entry point), so a bug in one cannot hide the same bug in the other.
 
-/// The library's inner modules: `pub(crate)`, so the compiler sees every caller and reports
-/// dead code; `pub` and hidden with the `internals` feature, which only this crate's own
-/// integration tests, benches and fuzz targets turn on (a self dev-dependency).
-macro_rules! inner_modules {
-    ($($name:ident),* $(,)?) => {
-        $(
-            #[cfg(feature = "internals")]
-            #[doc(hidden)]
-            pub mod $name;
-            #[cfg(not(feature = "internals"))]
-            pub(crate) mod $name;
-        )*
-    };
-}
-
-inner_modules!(
-    auth,
-    baseline,
-    catalogue,
-    check,
-    check_reference,
-    cli_values,
-    client,
-    coverage,
-    default_run,
-    driver,
-    explain,
-    fuzz,
-    negotiation,
-    outcome,
-    pool,
-    preflight,
-    progress,
-    replicas,
-    report,
-    requirements,
-    schema,
-    select,
-    target,
-    yaml,
-);
-
-// Declared by hand, outside the macro above: it re-exports the crate's print macros
-// (`out!`, `errln!`, `pub(crate)`), which modules name by path (`crate::output::errln!`).
-#[cfg(feature = "internals")]
-#[doc(hidden)]
+pub mod auth;
+pub mod baseline;
+pub mod catalogue;
+pub mod check;
+pub mod cli_values;
+pub mod coverage;
+pub mod default_run;
+pub mod driver;
+pub mod explain;
+pub mod fuzz;
+pub mod negotiation;
+pub mod outcome;
 pub mod output;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod output;
-
-// The façade: what a user of the library (the `cargo test` integration, the binaries) needs.
-#[doc(hidden)]
-pub mod cli;
-#[doc(hidden)]
-pub mod reference_client;
+pub mod pool;
+pub mod preflight;
+pub mod progress;
+pub mod replicas;
+pub mod report;
+pub mod requirements;
 pub mod runner;
+pub mod schema;
+pub mod select;
+pub mod target;
 pub mod testing;
-
-pub use check::{Check, Need};
-pub use outcome::{Kind, Level, Outcome};
-pub use report::RunReport;
-pub use runner::{RunOptions, run};
-pub use target::Target;
+pub mod yaml;

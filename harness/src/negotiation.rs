@@ -17,8 +17,8 @@ use serde_json::Value;
 
 use crate::driver::{Peer, Reply, Settings, notification, request};
 use crate::outcome::Era;
-use mcpspec_core::protocol::{code, method, version};
 use crate::target::{StartError, Target};
+use mcpspec_core::protocol::{code, method, version};
 use mcpspec_core::transcript::Recorder;
 
 /// Which way negotiation went.

@@ -6,7 +6,9 @@
 //! dropped, while the program carries on to its own exit code (a report still goes to the
 //! files it was asked for). A failure other than a closed pipe (a full disk, say) is said once
 //! on stderr. `errln!` writes stderr and ignores failures: there is nowhere left to report
-//! them. The macros are `pub(crate)`: how mcpspec's commands print, not API.
+//! them. The macros are exported for mcpspec's own crates above this one (`mcpspec-client`, the
+//! `mcpspec` command line), hidden from the docs, and named by path (`output::errln!`); the
+//! `mcpspec` crate users link does not re-export them.
 //!
 //! Every line is redacted on its way out ([`mcpspec_core::redact`]): a credential never reaches
 //! the console or a log.
@@ -108,6 +110,8 @@ pub fn stderr(args: fmt::Arguments<'_>) {
 }
 
 /// `print!` to stdout, quiet once stdout is closed.
+#[macro_export]
+#[doc(hidden)]
 macro_rules! out {
     ($($arg:tt)*) => {
         $crate::output::stdout(format_args!($($arg)*))
@@ -115,6 +119,8 @@ macro_rules! out {
 }
 
 /// `println!` to stdout, quiet once stdout is closed.
+#[macro_export]
+#[doc(hidden)]
 macro_rules! outln {
     () => {
         $crate::output::stdout(format_args!("\n"))
@@ -125,6 +131,8 @@ macro_rules! outln {
 }
 
 /// `eprintln!` that ignores a failed write instead of panicking.
+#[macro_export]
+#[doc(hidden)]
 macro_rules! errln {
     () => {
         $crate::output::stderr(format_args!("\n"))
@@ -134,8 +142,8 @@ macro_rules! errln {
     };
 }
 
-// Crate-private: the print macros are how mcpspec's own commands write, not API.
-pub(crate) use {errln, out, outln};
+// `#[macro_export]` puts the macros at the crate root; they are named here, by their module.
+pub use crate::{errln, out, outln};
 
 #[cfg(test)]
 mod tests {

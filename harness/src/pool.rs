@@ -52,8 +52,8 @@ use tokio::time::Instant;
 use crate::driver::lease::{Returned, Slot};
 use crate::driver::{Handshake, Incoming, Peer, Settings, request};
 use crate::outcome::Era;
-use mcpspec_core::protocol::method;
 use crate::target::{StartError, Target, TransportKind};
+use mcpspec_core::protocol::method;
 use mcpspec_core::transcript::{Event, Recorder};
 use mcpspec_core::transport::LineTransport;
 use mcpspec_core::wire::Frame;
@@ -750,7 +750,9 @@ impl Processes {
                 }
                 Incoming::Closed => {
                     let how = match peer.wait_exit(Duration::from_millis(500)).await {
-                        mcpspec_core::transport::Liveness::Exited(info) => format!(" ({})", info.how),
+                        mcpspec_core::transport::Liveness::Exited(info) => {
+                            format!(" ({})", info.how)
+                        }
                         mcpspec_core::transport::Liveness::Running => String::new(),
                     };
                     break AfterCheck::Stopped(format!(

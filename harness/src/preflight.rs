@@ -13,8 +13,8 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::time::Instant;
 
-use mcpspec_core::protocol::{meta, method, version};
 use crate::target::{StartError, Target};
+use mcpspec_core::protocol::{meta, method, version};
 use mcpspec_core::transport::Recv;
 use mcpspec_core::transport::http::client::{self, HttpError, Request};
 

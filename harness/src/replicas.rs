@@ -272,7 +272,10 @@ async fn wait_ready(start: &mut Starting) -> Result<Target, Ready> {
     let deadline = tokio::time::Instant::now() + SPAWN_READY;
     loop {
         if let mcpspec_core::transport::Liveness::Exited(info) = start.process.poll_exit() {
-            start.process.stderr_settled(Duration::from_millis(500)).await;
+            start
+                .process
+                .stderr_settled(Duration::from_millis(500))
+                .await;
             let tail = start.process.stderr_tail().join("\n");
             return Err(Ready::Failed(StartError::new(format!(
                 "the --spawn-http instance for {url} exited before it answered ({}); its \
@@ -435,8 +438,8 @@ mod listener {
     #[cfg(all(test, target_os = "linux"))]
     mod tests {
         use super::linux::{listening_inodes, of_group, parent_and_group};
-        use std::collections::BTreeMap;
         use super::*;
+        use std::collections::BTreeMap;
 
         #[test]
         fn a_listening_row_is_read_by_port_and_state() {

@@ -107,7 +107,6 @@ pub fn validate(revision: &str, shape: Shape<'_>, body: &Value) -> Vec<Violation
 
 /// A 2026-07-28 type by its official name (see [`typed::check_modern_named`]), with the
 /// exceptions applied; `None` when the table does not list the name.
-#[cfg(any(test, feature = "internals"))]
 pub fn validate_modern_named(name: &str, body: &Value) -> Option<Vec<Violation>> {
     typed::check_modern_named(name, body)?.ok();
     Some(with_repairs(|b| typed::check_modern_named(name, b), body))
@@ -341,7 +340,9 @@ impl Asked {
         let revision = match (self.answered_in(shape, body, named.as_deref()), shape) {
             (Some(r), _) => r,
             // An error object has the same shape in every revision.
-            (None, Shape::Error { .. }) => mcpspec_core::protocol::version::LATEST_LEGACY.to_owned(),
+            (None, Shape::Error { .. }) => {
+                mcpspec_core::protocol::version::LATEST_LEGACY.to_owned()
+            }
             (None, _) => return None,
         };
         Some(judge(&revision, shape, body))

@@ -208,7 +208,9 @@ impl Target {
     }
 
     /// The credentials its requests carry, when it is an HTTP target that has some.
-    pub fn credentials(&self) -> Option<Arc<dyn mcpspec_core::transport::http::client::Credentials>> {
+    pub fn credentials(
+        &self,
+    ) -> Option<Arc<dyn mcpspec_core::transport::http::client::Credentials>> {
         match self {
             Target::Url(endpoint) => endpoint.credentials.clone(),
             Target::Embedded(_) | Target::Command { .. } => None,

@@ -13,7 +13,7 @@
 //!
 //! ```no_run
 //! // tests/conformance.rs (examples/cargo-test-integration is this, tested by
-//! // harness/tests/testsuite/cargo_test.rs)
+//! // cli/tests/testsuite/cargo_test.rs)
 //! use std::time::Duration;
 //!
 //! use mcpspec::{RunOptions, Target};
@@ -306,7 +306,7 @@ fn trials_judged(
 }
 
 /// Why a baseline entry is stale: its check did not fail.
-fn stale(check: &Check, report: &crate::RunReport, baseline: Option<&Baseline>) -> String {
+fn stale(check: &Check, report: &crate::report::RunReport, baseline: Option<&Baseline>) -> String {
     let reason = baseline
         .and_then(|b| b.entries.iter().find(|e| e.check == check.id))
         .map_or("", |e| e.reason.as_str());

@@ -1,5 +1,5 @@
 //! The one place mcpspec reads and writes YAML (transcripts, baselines, the requirement
-//! catalogue), so the YAML crate is named once. `harness/tests/testsuite/yaml_bytes.rs` pins the bytes
+//! catalogue), so the YAML crate is named once. `cli/tests/testsuite/yaml_bytes.rs` pins the bytes
 //! written: a change of crate must not change a file users commit or diff.
 
 use serde::Serialize;

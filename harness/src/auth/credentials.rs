@@ -203,7 +203,6 @@ pub struct Credentials {
 
 impl Credentials {
     /// Just `Authorization: Bearer TOKEN` (the `cargo test` builder's `bearer`).
-    #[cfg(any(test, feature = "internals"))]
     pub fn bearer(url: &str, token: &str) -> Result<Credentials, String> {
         Ok(Credentials {
             audience: url.to_owned(),
@@ -425,7 +424,10 @@ fn token_from_output(
             if last.is_empty() {
                 String::new()
             } else {
-                format!(": {}", redact::text(&mcpspec_core::text::shorten(last, 200)))
+                format!(
+                    ": {}",
+                    redact::text(&mcpspec_core::text::shorten(last, 200))
+                )
             }
         ));
     }

@@ -115,7 +115,10 @@ const BODY_KEPT: usize = 256 * 1024;
 
 /// What fetching one metadata URL gave.
 #[derive(Debug, Clone, PartialEq)]
-#[allow(clippy::enum_variant_names, reason = "`Fetched::NotFetched` reads as the outcome it is")]
+#[allow(
+    clippy::enum_variant_names,
+    reason = "`Fetched::NotFetched` reads as the outcome it is"
+)]
 pub enum Fetched {
     /// A JSON document (status 200), at `url` (after redirects).
     Json { url: String, value: Value },

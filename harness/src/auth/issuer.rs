@@ -174,7 +174,6 @@ pub struct Keys {
 
 impl Keys {
     /// Two new keys kept nowhere: an issuer that lives as long as this process (tests).
-    #[cfg(any(test, feature = "internals"))]
     pub fn ephemeral() -> Result<Keys, String> {
         Ok(Keys {
             dir: None,

@@ -30,9 +30,9 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::prelude::*;
+use crate::auth::Credentials;
 use crate::auth::discovery::{self, Fetched, Refusal, Source};
 use crate::auth::issuer::{KeyChoice, Minter, TokenSpec};
-use crate::auth::Credentials;
 use mcpspec_core::redact;
 use mcpspec_core::transport::http::client::{Endpoint, Request};
 

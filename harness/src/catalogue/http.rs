@@ -815,7 +815,8 @@ async fn sse_close_cancels(s: &mut Scenario) -> Verdict {
         }
         // Read the first event, then drop the connection; what it carried is judged too.
         if let Ok(Some(chunk)) = r.chunk(deadline).await {
-            let mut parser = mcpspec_core::transport::http::sse::SseParser::new(s.settings().max_message);
+            let mut parser =
+                mcpspec_core::transport::http::sse::SseParser::new(s.settings().max_message);
             let events = event_messages(&mut parser, &chunk);
             let quote = quote_messages(&events);
             s.note_judged(

@@ -87,7 +87,8 @@ async fn post_judged(
     // What an event stream carried before its response (notifications, requests): judged too.
     let mut before = Vec::new();
     if response.is_event_stream() {
-        let mut parser = mcpspec_core::transport::http::sse::SseParser::new(s.settings().max_message);
+        let mut parser =
+            mcpspec_core::transport::http::sse::SseParser::new(s.settings().max_message);
         let short = Instant::now() + s.settings().expect_timeout;
         'read: while let Ok(Some(chunk)) = response.chunk(short.min(deadline)).await {
             body.extend_from_slice(&chunk);

@@ -319,7 +319,9 @@ async fn requests_before_initialize(s: &mut Scenario) -> Verdict {
     // Over HTTP a session-less request is refused by the transport before any JSON-RPC is read
     // (2025-03-26 transports: SHOULD 400): that is an error answer too (POL-18).
     let refused = reply.frame().and_then(|f| match (&f.parsed, &f.http) {
-        (Err(mcpspec_core::wire::DecodeError::Http(_)), Some(h)) if (400..500).contains(&h.status) => {
+        (Err(mcpspec_core::wire::DecodeError::Http(_)), Some(h))
+            if (400..500).contains(&h.status) =>
+        {
             Some(h.status)
         }
         _ => None,

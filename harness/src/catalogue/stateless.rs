@@ -450,7 +450,10 @@ fn disagreements_beyond(
 
 /// Whether JSON pointer `at` is `field` or lies under it (the empty pointer is everything).
 fn within(at: &str, field: &str) -> bool {
-    at == field || at.strip_prefix(field).is_some_and(|rest| rest.starts_with('/'))
+    at == field
+        || at
+            .strip_prefix(field)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// Where instance A's answer to each of `flows` differs from its answer to the same request
@@ -479,7 +482,11 @@ async fn varying_on_a(
                  vary from call to call and are not compared across instances",
                 fields
                     .iter()
-                    .map(|f| if f.is_empty() { "the whole answer" } else { f.as_str() })
+                    .map(|f| if f.is_empty() {
+                        "the whole answer"
+                    } else {
+                        f.as_str()
+                    })
                     .collect::<Vec<_>>()
                     .join(", ")
             ));
@@ -863,12 +870,14 @@ mod tests {
         let said = |v: Value| -> Said { vec![("tools/call clock".into(), v, None)] };
         let a = said(json!({"result": {"now": 1, "sum": 5}}));
         let b = said(json!({"result": {"now": 2, "sum": 5}}));
-        let (found, _) = disagreements_beyond(&[a.clone(), b.clone()], &[vec!["/result/now".into()]]);
+        let (found, _) =
+            disagreements_beyond(&[a.clone(), b.clone()], &[vec!["/result/now".into()]]);
         assert!(found.is_empty(), "{found:?}");
         let (found, _) = disagreements(&[a.clone(), b]);
         assert_eq!(found.len(), 1, "{found:?}");
         let drift = said(json!({"result": {"now": 2, "sum": 6}}));
-        let (found, _) = disagreements_beyond(&[a.clone(), drift.clone()], &[vec!["/result/now".into()]]);
+        let (found, _) =
+            disagreements_beyond(&[a.clone(), drift.clone()], &[vec!["/result/now".into()]]);
         assert_eq!(found.len(), 1, "a repeated field still compared: {found:?}");
         assert!(found[0].contains("/result/sum"), "{found:?}");
         let (found, _) = disagreements_beyond(&[a, drift], &[vec![String::new()]]);

@@ -211,7 +211,7 @@ impl Outgoing {
 
     /// Renders the message for a peer whose next id is `next_id`. Returns the bytes and the id
     /// used (as JSON), if any.
-    pub(crate) fn render(&self, next_id: i64, modern_era: bool) -> (Vec<u8>, Option<Value>) {
+    pub fn render(&self, next_id: i64, modern_era: bool) -> (Vec<u8>, Option<Value>) {
         let m = match &self.body {
             Body::Raw(bytes) => return (bytes.clone(), None),
             Body::Message(m) => m,

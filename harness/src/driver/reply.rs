@@ -15,7 +15,10 @@ const STDERR_IN_VERDICT: usize = 5;
 // Short-lived and matched right away: boxing the frame would only add an allocation per reply.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
-#[allow(clippy::enum_variant_names, reason = "`Reply::NoReply` reads as the outcome it is")]
+#[allow(
+    clippy::enum_variant_names,
+    reason = "`Reply::NoReply` reads as the outcome it is"
+)]
 pub enum Reply {
     /// A line whose `id` matches the request (it may still be invalid JSON-RPC).
     Frame(Frame),

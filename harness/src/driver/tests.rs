@@ -406,11 +406,8 @@ fn over_http(status: u16, body: &'static str) -> Peer {
         }
         Ok(())
     });
-    let transport = LineTransport::over_exchanges(
-        Box::new(client_out),
-        inbound,
-        ServerHandle::task(task),
-    );
+    let transport =
+        LineTransport::over_exchanges(Box::new(client_out), inbound, ServerHandle::task(task));
     quick_peer(transport)
 }
 

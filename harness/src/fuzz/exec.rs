@@ -15,8 +15,8 @@ use tokio::time::Instant;
 use super::oracle::judge::Judge;
 use super::oracle::sent::Obligations;
 use super::oracle::{Oracle, TransportKind, Violation};
-use mcpspec_core::protocol::method;
 use crate::target::{StartError, Target};
+use mcpspec_core::protocol::method;
 use mcpspec_core::transport::{Exchange, ExchangeBody, LineTransport, Liveness, Recv};
 
 pub use super::oracle::PROBE_ID;

@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::strategy::{Material, Tool};
-use mcpspec_core::protocol::{meta, method, version};
 use crate::target::{StartError, Target};
+use mcpspec_core::protocol::{meta, method, version};
 use mcpspec_core::transport::{ExchangeBody, LineTransport, Recv};
 
 /// Reads the server's lists into `material`; `allowed` are the `--allow-tool` names. Returns

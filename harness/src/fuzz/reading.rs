@@ -446,7 +446,6 @@ impl Text {
             .map(|&c| char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER))
             .collect()
     }
-
 }
 
 impl From<&str> for Text {

@@ -335,7 +335,6 @@ pub fn shell_quote(word: &str) -> String {
 }
 
 /// The reproducer path a summary names, for tests and scripts.
-#[cfg(any(test, feature = "internals"))]
 pub fn reproducer_in(summary: &str) -> Option<&Path> {
     let start = summary.find("Reproducer: ")? + "Reproducer: ".len();
     let rest = &summary[start..];
@@ -344,7 +343,6 @@ pub fn reproducer_in(summary: &str) -> Option<&Path> {
 }
 
 /// The replay command a summary prints (shell-quoted, as it runs), for tests and scripts.
-#[cfg(any(test, feature = "internals"))]
 pub fn replay_command_in(summary: &str) -> Option<&str> {
     let start = summary.find("Reproducer: ")?;
     let rest = &summary[start..];

@@ -62,7 +62,6 @@ pub struct Tool {
 impl Material {
     /// Material that may call the named tools (argument names unknown) and knows of no other
     /// tool: for servers whose tools are known in advance, like the reference server's.
-    #[cfg(any(test, feature = "internals"))]
     pub fn calling(names: &[&str]) -> Material {
         Material {
             tools: names

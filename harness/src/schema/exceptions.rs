@@ -1,5 +1,5 @@
 //! Where a generated type disagrees with the official `schema.json`, the official schema wins.
-//! Every such disagreement is one entry here, and `harness/tests/testsuite/schema.rs` proves each: the
+//! Every such disagreement is one entry here, and `cli/tests/testsuite/schema.rs` proves each: the
 //! message the entry names is valid under the official schema, rejected by the bare generated
 //! type, and accepted by [`super::validate`].
 //!
@@ -15,7 +15,6 @@ use super::Violation;
 /// readers and for the test that proves each exception (`tests/testsuite/schema.rs`); the product only
 /// applies `repair`.
 #[derive(Debug)]
-#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub struct Exception {
     /// A stable name, cited by the test that proves it.
     pub id: &'static str,

@@ -91,9 +91,10 @@ pub fn as_type<T: DeserializeOwned + Serialize>(
     match array_for_object(body, &written) {
         Some(pointer) => Err(Violation {
             method: shape.method(),
-            actual: body
-                .pointer(&pointer)
-                .map_or_else(|| "absent".to_owned(), |v| mcpspec_core::text::preview(v, 80)),
+            actual: body.pointer(&pointer).map_or_else(
+                || "absent".to_owned(),
+                |v| mcpspec_core::text::preview(v, 80),
+            ),
             pointer,
             expected: "an object".into(),
             revision: None,
@@ -168,14 +169,16 @@ fn violation(
     } else if let Some(ty) =
         message.strip_prefix("data did not match any variant of untagged enum ")
     {
-        let at = body
-            .pointer(&pointer)
-            .map_or_else(|| "absent".to_owned(), |v| mcpspec_core::text::preview(v, 80));
+        let at = body.pointer(&pointer).map_or_else(
+            || "absent".to_owned(),
+            |v| mcpspec_core::text::preview(v, 80),
+        );
         (format!("one of the forms of {ty}"), at)
     } else {
-        let at = body
-            .pointer(&pointer)
-            .map_or_else(|| "absent".to_owned(), |v| mcpspec_core::text::preview(v, 80));
+        let at = body.pointer(&pointer).map_or_else(
+            || "absent".to_owned(),
+            |v| mcpspec_core::text::preview(v, 80),
+        );
         (message, at)
     };
     Violation {
@@ -331,7 +334,6 @@ notifications {});
 /// A 2026-07-28 type by its name in the official schema (`ElicitRequestURLParams` is
 /// `ElicitRequestUrlParams` in the generated code): what the differential test over the
 /// official examples validates each example as. `None` for a name the table does not list.
-#[cfg(any(test, feature = "internals"))]
 pub fn check_modern_named(name: &str, body: &Value) -> Option<Result<(), Violation>> {
     use rms_2026_07_28::mcp_2026_07_28 as t;
     let shape = Shape::Result {

@@ -953,7 +953,7 @@ async fn demonstrate_probe_profile(fault: Fault) {
     }
 }
 
-/// Planted bugs for the fuzzer (harness/tests/testsuite/fuzz_planted.rs finds each one).
+/// Planted bugs for the fuzzer (cli/tests/testsuite/fuzz_planted.rs finds each one).
 async fn demonstrate_planted(fault: Fault) {
     let f = &[fault];
     match fault {
