@@ -11,6 +11,7 @@ bash scripts/python-venv.sh
 
 echo "== TypeScript SDK fixture (npm ci: @modelcontextprotocol/sdk 1.32.2)"
 bash scripts/typescript-deps.sh
+bash scripts/typescript-v2-deps.sh
 
 echo "== TypeScript SDK v2 client fixture (npm ci: @modelcontextprotocol/client 2.4.0)"
 bash scripts/typescript-client-deps.sh

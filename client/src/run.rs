@@ -266,6 +266,7 @@ pub fn result_of(c: &ClientCheck, obs: &Observation, strict: bool) -> CheckResul
         transcript: obs.transcript.clone(),
         prefix: None,
         confirmed: None,
+        group: None,
     }
 }
 
@@ -345,6 +346,7 @@ fn skipped(c: &ClientCheck, transport: Transport) -> CheckResult {
         transcript: Vec::new(),
         prefix: None,
         confirmed: None,
+        group: None,
     }
 }
 

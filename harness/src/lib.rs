@@ -51,6 +51,7 @@ pub mod fuzz;
 pub mod negotiation;
 pub mod outcome;
 pub mod output;
+pub mod plan;
 pub mod pool;
 pub mod preflight;
 pub mod progress;

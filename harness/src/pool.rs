@@ -32,16 +32,23 @@
 //! ([`Spawned::at`]). The deadlock checks, which time the start itself against a readiness
 //! window, spawn their process when they begin (`Scenario::connect_spawned`).
 //!
+//! The plan (POL-30.3, `plan.rs`): before the first check starts, the runner puts the shared
+//! checks in groups, fixed by the selection and the flags, never by `--jobs` or timing. A group
+//! runs its checks one after another, and its processes serve that group alone (they are ended
+//! with it): which checks came before a check on its process, and in what order, is the same in
+//! every run, so a verdict that depends on earlier traffic is the same verdict every time.
+//! Spares are clean (nothing but their start), so any group may take one.
+//!
 //! A fresh process that served a confirmation (POL-30) and then answered its liveness request
-//! joins the pool like any used process ([`Afterwards::Recycled`]): the next shared check that
-//! needs a process takes it instead of a new start. When more wait than [`IDLE_MAX`], the kind
-//! with the most waiting gives one up, so a session the run still needs is not ended for a
-//! modern spare (or the reverse).
+//! joins its check's group like any used process ([`Afterwards::Recycled`]): the group's next
+//! shared check takes it instead of a new start. When more than [`IDLE_PER_GROUP`] wait in a
+//! group, the kind with the most waiting gives one up, so a session the group still needs is
+//! not ended for a modern spare (or the reverse).
 //!
 //! Every process the pool starts is counted by why it was needed ([`Processes::counts`]).
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -104,6 +111,8 @@ struct Idle {
     held: Held,
     /// The check that last ran on it, for what it leaves behind.
     last_check: &'static str,
+    /// The group of the plan it serves (POL-30.3).
+    group: usize,
 }
 
 /// What the pool must know of the server to keep processes: the request a liveness check sends
@@ -144,9 +153,16 @@ pub fn spares_for(startup: Option<Duration>, jobs: usize) -> usize {
 /// About how long one check takes against a server that answers at once.
 pub const CHECK_TIME: Duration = Duration::from_millis(250);
 
-/// The most pooled processes (modern ones and sessions) that wait at once; past it the one
-/// that waited longest is ended.
-pub const IDLE_MAX: usize = 4;
+/// Who wrote the pool's liveness requests, in a process's log of writes.
+pub const LIVENESS: &str = "liveness";
+
+/// Who wrote the pool's qualification request (the first request of the run's first pooled
+/// process), in its log of writes.
+pub const QUALIFICATION: &str = "the pool's qualification";
+
+/// The most pooled processes (modern ones and sessions) that wait at once in one group of the
+/// plan; past it the one that waited longest of the kind with the most waiting is ended.
+pub const IDLE_PER_GROUP: usize = 2;
 
 /// Why processes were started, for the run's summary and its JSON report.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -174,8 +190,8 @@ pub struct Processes {
     slots: Arc<Semaphore>,
     /// Fresh connections the run still expects (spares beyond this would be wasted).
     fresh_demand: AtomicI64,
-    /// Ids of the liveness requests (never equal to an id a check assigns).
-    liveness_ids: AtomicUsize,
+    /// The group of each planned shared check (POL-30.3); a check not planned is group 0's.
+    groups: Mutex<BTreeMap<&'static str, usize>>,
     /// Set when the server failed the pool's qualification (see [`Processes::qualify`]): why
     /// shared checks run on fresh processes in this run after all.
     unpooled: Mutex<Option<String>>,
@@ -225,7 +241,7 @@ impl Processes {
             spares: Mutex::new(VecDeque::new()),
             slots: Arc::new(Semaphore::new(jobs.max(1))),
             fresh_demand: AtomicI64::new(i64::try_from(fresh_demand).unwrap_or(i64::MAX)),
-            liveness_ids: AtomicUsize::new(0),
+            groups: Mutex::new(BTreeMap::new()),
             unpooled: Mutex::new(None),
             counts: Mutex::new(Counts::default()),
         }
@@ -235,6 +251,38 @@ impl Processes {
 
     pub fn mode(&self) -> Mode {
         self.mode
+    }
+
+    /// Takes the run's plan (`plan.rs`): each shared check's group.
+    pub fn set_plan(&self, assignments: impl IntoIterator<Item = (&'static str, usize)>) {
+        if let Ok(mut groups) = self.groups.lock() {
+            groups.extend(assignments);
+        }
+    }
+
+    /// The group `check` runs in (0 when it is not planned).
+    fn group_of(&self, check: &str) -> usize {
+        self.groups
+            .lock()
+            .ok()
+            .and_then(|g| g.get(check).copied())
+            .unwrap_or(0)
+    }
+
+    /// A group has run its last check: the processes it kept are ended (no other group may
+    /// inherit what its checks did).
+    pub fn end_group(&self, group: usize) {
+        let ended: Vec<Idle> = match self.idle.lock() {
+            Ok(mut idle) => {
+                let (gone, kept): (Vec<Idle>, Vec<Idle>) =
+                    idle.drain(..).partition(|i| i.group == group);
+                idle.extend(kept);
+                gone
+            }
+            Err(_) => Vec::new(),
+        };
+        // Dropped here, out of the lock: each process is killed.
+        drop(ended);
     }
 
     /// Whether shared checks run on pooled processes: `--isolation shared` and a stdio target
@@ -287,7 +335,7 @@ impl Processes {
             return;
         };
         self.count("pool");
-        spawned.transport.keep_sent("the pool's qualification");
+        spawned.transport.keep_sent(QUALIFICATION);
         let mut peer = Peer::new(
             spawned.transport,
             Recorder::default(),
@@ -311,6 +359,7 @@ impl Processes {
                     at: spawned.at,
                     held: Held::Modern,
                     last_check: "the pool's first request",
+                    group: 0,
                 });
             }
         } else if let Ok(mut u) = self.unpooled.lock() {
@@ -359,6 +408,11 @@ impl Processes {
             Some(s) => Ok(s),
             None => self.spawn(),
         }
+    }
+
+    /// Spares started ahead of need that no check has taken (yet: at the end of a run, never).
+    pub fn unused_spares(&self) -> usize {
+        self.spares.lock().map_or(0, |s| s.len())
     }
 
     /// Spares are for commands only (an in-memory server starts at no cost).
@@ -417,7 +471,8 @@ impl Processes {
         conn: u32,
         check: &str,
     ) -> Result<Spawned, StartError> {
-        let idle = self.take_idle(|held| matches!(held, Held::Modern));
+        let group = self.group_of(check);
+        let idle = self.take_idle(group, |held| matches!(held, Held::Modern));
         let Some(idle) = idle else {
             let spawned = self.spare_or_spawn()?;
             self.count("pool");
@@ -439,7 +494,11 @@ impl Processes {
         check: &str,
         version: &str,
     ) -> Result<(Spawned, Arc<Handshake>), StartError> {
-        let idle = self.take_idle(|held| matches!(held, Held::Session(h) if h.asked == version));
+        let group = self.group_of(check);
+        let idle = self.take_idle(
+            group,
+            |held| matches!(held, Held::Session(h) if h.asked == version),
+        );
         let Some(idle) = idle else {
             let spawned = self.spare_or_spawn()?;
             self.count("legacy session");
@@ -487,28 +546,37 @@ impl Processes {
         Ok((spawned, handshake))
     }
 
-    fn take_idle(&self, fits: impl Fn(&Held) -> bool) -> Option<Idle> {
+    /// The process of `group` that fits and was given back last.
+    fn take_idle(&self, group: usize, fits: impl Fn(&Held) -> bool) -> Option<Idle> {
         let mut idle = self.idle.lock().ok()?;
-        let at = idle.iter().rposition(|i| fits(&i.held))?;
+        let at = idle
+            .iter()
+            .rposition(|i| i.group == group && fits(&i.held))?;
         Some(idle.remove(at))
     }
 
-    /// Puts a process in the pool; past [`IDLE_MAX`] the one that waited longest of the kind
-    /// with the most waiting (modern, or a session of one version) is ended, so a kind the
-    /// run still needs is not ended to keep a spare of another (each would cost a new start).
+    /// Puts a process in its group; past [`IDLE_PER_GROUP`] in that group, the one that waited
+    /// longest of the kind with the most waiting (modern, or a session of one version) is
+    /// ended, so a kind the group still needs is not ended to keep a spare of another (each
+    /// would cost a new start). Only the group's own checks decide what it keeps.
     fn keep_idle(&self, process: Idle) {
+        let group = process.group;
         if let Ok(mut idle) = self.idle.lock() {
             idle.push(process);
-            if idle.len() > IDLE_MAX {
+            if idle.iter().filter(|i| i.group == group).count() > IDLE_PER_GROUP {
                 let kind = |i: &Idle| match &i.held {
                     Held::Modern => None,
                     Held::Session(h) => Some(h.asked.clone()),
                 };
+                let mine = |i: &&Idle| i.group == group;
                 let most = idle
                     .iter()
+                    .filter(mine)
                     .map(kind)
-                    .max_by_key(|k| idle.iter().filter(|i| kind(i) == *k).count());
-                if let Some(at) = most.and_then(|k| idle.iter().position(|i| kind(i) == k)) {
+                    .max_by_key(|k| idle.iter().filter(mine).filter(|i| kind(i) == *k).count());
+                if let Some(at) =
+                    most.and_then(|k| idle.iter().position(|i| i.group == group && kind(i) == k))
+                {
                     idle.remove(at);
                 }
             }
@@ -582,7 +650,8 @@ impl Processes {
             slot,
             ..
         } = spawned;
-        transport.keep_sent("liveness");
+        transport.keep_sent(LIVENESS);
+        let id = liveness_id(&transport);
         let mut peer = Peer::new(
             transport,
             Recorder::default(),
@@ -592,9 +661,7 @@ impl Processes {
         )
         .spawned_at(at);
         peer.set_late_grace(false);
-        let reply = peer
-            .call(request(self.plan.modern_liveness).id(self.liveness_id()))
-            .await;
+        let reply = peer.call(request(self.plan.modern_liveness).id(id)).await;
         let answered = reply.frame().is_some();
         peer.drain_backlog();
         let transport = peer.into_transport().ok_or_else(|| {
@@ -649,11 +716,6 @@ impl Processes {
         Ok((spawned, handshake))
     }
 
-    fn liveness_id(&self) -> Value {
-        let n = self.liveness_ids.fetch_add(1, Ordering::Relaxed);
-        json!(format!("mcpspec-liveness-{n}"))
-    }
-
     /// After a shared check: proves the process alive with a liveness request (`ping` in a
     /// session), under an id no check uses; drains what came before
     /// its answer into `rec` (marked); and puts the process in the pool (unless `afterwards`
@@ -703,12 +765,13 @@ impl Processes {
             && transport
                 .sent()
                 .is_some_and(|log| sent_initialize(log, check));
-        transport.mark_sent("liveness");
+        transport.mark_sent(LIVENESS);
         let (era, liveness) = match held {
             Held::Modern => (Era::Modern, self.plan.modern_liveness),
             Held::Session(_) => (Era::Legacy, self.plan.legacy_liveness),
         };
-        let id = self.liveness_id();
+        let group = self.group_of(check);
+        let id = liveness_id(&transport);
         let mut peer = Peer::new(
             transport,
             Recorder::default(),
@@ -781,6 +844,7 @@ impl Processes {
                     at,
                     held: held.clone(),
                     last_check: check,
+                    group,
                 });
             }
         }
@@ -797,6 +861,20 @@ impl Processes {
         }
         verdict
     }
+}
+
+/// The id of the next liveness request to the process behind `transport`:
+/// `mcpspec-liveness-N`, N the liveness requests written to it before. It is a function of
+/// the process's own history, so a process that served the same checks carries the same ids in
+/// every run (the earlier traffic a verdict may depend on reads the same, POL-30.3).
+fn liveness_id(transport: &LineTransport) -> Value {
+    let before: usize = transport.sent().map_or(0, |log| {
+        log.chunks()
+            .filter(|c| c.by == LIVENESS)
+            .map(|c| c.writes.len())
+            .sum()
+    });
+    json!(format!("mcpspec-liveness-{before}"))
 }
 
 /// Whether `check`'s writes (the log's last chunk, when it is that check's) hold an

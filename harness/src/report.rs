@@ -57,6 +57,10 @@ pub struct CheckResult {
     /// How a non-pass verdict from a shared process was confirmed on a fresh one (POL-30).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirmed: Option<Confirmation>,
+    /// The group of the run's plan the check ran in (POL-30.3), when it ran on shared processes:
+    /// the checks of one group share processes, one after another in the plan's order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<usize>,
 }
 
 /// How a verdict obtained on a process earlier checks had used was confirmed (POL-30).
@@ -73,6 +77,17 @@ pub enum Confirmation {
     /// A fresh process gave another non-pass verdict, which stands (its transcript is
     /// self-contained); the shared process's verdict did not recur.
     FreshDiffers { shared: Kind },
+    /// Not re-run: the check was its process's first traffic after the pool's admission
+    /// exchange, at the check's own era and version, so that process was as good as fresh
+    /// (POL-30.1).
+    FirstAfterAdmission,
+}
+
+impl Confirmation {
+    /// Whether a fresh process ran the check again.
+    pub fn re_ran(self) -> bool {
+        self != Confirmation::FirstAfterAdmission
+    }
 }
 
 impl CheckResult {
@@ -94,6 +109,7 @@ impl CheckResult {
             transcript,
             prefix: None,
             confirmed: None,
+            group: None,
         }
     }
 

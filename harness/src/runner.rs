@@ -41,6 +41,9 @@ pub struct RunOptions {
     /// Where shared checks' shared connections come from: the pool, or (replaying a
     /// transcript) a fresh process with a prefix replayed first (POL-30).
     pub lease: Lease,
+    /// Checks the baseline expects not to pass: each runs first on a process of its own
+    /// (`plan.rs`), so its verdict needs no re-run on a fresh one (POL-30.1).
+    pub expected_to_fail: std::collections::BTreeSet<String>,
 }
 
 /// The default `--jobs`: the number of cores (POL-24: mcpspec's own load must not make a server
@@ -61,8 +64,43 @@ impl Default for RunOptions {
             replicas: None,
             running: RunningChecks::default(),
             lease: Lease::Pool,
+            expected_to_fail: Default::default(),
         }
     }
+}
+
+/// The plan `options` give `checks` against `target` (POL-30.3), decided before anything
+/// starts: from the selection and the flags only.
+pub fn plan(target: &Target, checks: &[Check], options: &RunOptions) -> crate::plan::Plan {
+    use crate::replicas::ReplicaSpec;
+    // Instances served over HTTP make the run's target an HTTP one: nothing is pooled.
+    let http_instances = matches!(
+        options.replicas,
+        Some(ReplicaSpec::Urls(_) | ReplicaSpec::SpawnHttp { .. })
+    );
+    let pools = options.isolation == crate::pool::Mode::Shared
+        && target.kind() == TransportKind::Stdio
+        && !http_instances;
+    crate::plan::Plan::new(
+        checks,
+        pools,
+        |c| runs_by_flags(c, target, options),
+        &options.expected_to_fail,
+    )
+}
+
+/// Whether the flags let `check` run (what the probe finds may still skip it).
+pub fn runs_by_flags(check: &Check, target: &Target, options: &RunOptions) -> bool {
+    use crate::replicas::ReplicaSpec;
+    let instances = match &options.replicas {
+        Some(ReplicaSpec::Copies(n) | ReplicaSpec::SpawnHttp { count: n, .. }) => *n,
+        Some(ReplicaSpec::Urls(urls)) => urls.len(),
+        None => 1,
+    };
+    check
+        .needs
+        .iter()
+        .all(|need| unmet(need, target, None, &options.checks, instances).is_none())
 }
 
 /// Runs `checks` against `target`. Fails only if the target cannot be started at all.
@@ -126,6 +164,7 @@ async fn run_counted(
     counter: Arc<crate::target::Started>,
 ) -> Result<RunReport, StartError> {
     let started = Instant::now();
+    let plan = plan(&target, checks, &options);
     // The instances live as long as this function: dropped (their processes killed) on every
     // way out, ended and waited for at the end of a run.
     let replicas = match &options.replicas {
@@ -185,7 +224,7 @@ async fn run_counted(
                 && unmet_need(c, &target, &facts, &check_options, instances).is_none()
         })
         .count();
-    let plan = crate::pool::Plan {
+    let keeping = crate::pool::Plan {
         startup: facts.startup,
         ..crate::pool::Plan::default()
     };
@@ -195,7 +234,7 @@ async fn run_counted(
         options.isolation,
         options.jobs,
         fresh_demand,
-        plan,
+        keeping,
     ));
     let any_shared = checks.iter().any(|c| {
         c.isolation == Isolation::Shared
@@ -207,54 +246,107 @@ async fn run_counted(
             .await;
     }
 
-    // With shared processes, the checks that share run first: the pool's processes then serve
-    // them back to back, and are ended once the fresh-process checks need their places (POL-24
-    // counts them). Results are still reported in catalogue order.
-    let mut order: Vec<usize> = (0..checks.len()).collect();
-    if processes.pools() {
-        order.sort_by_key(|&i| checks[i].isolation != Isolation::Shared);
+    // The plan (POL-30.3), made before anything started: each group is one task that runs its
+    // checks in the plan's order on the group's own processes, holding one of the `--jobs`
+    // permits from its first check to its last, so `--jobs` decides only how many groups (and
+    // fresh checks) run at once. The groups start first, then the fresh-process checks, one
+    // task each. Results are still reported in catalogue order.
+    processes.set_plan(plan.assignments());
+    let index: std::collections::BTreeMap<&str, usize> =
+        checks.iter().enumerate().map(|(i, c)| (c.id, i)).collect();
+    let groups: Vec<Vec<usize>> = plan
+        .groups
+        .iter()
+        .map(|g| {
+            g.checks
+                .iter()
+                .filter_map(|id| index.get(id).copied())
+                .collect()
+        })
+        .collect();
+    let planned: std::collections::BTreeSet<usize> = groups.iter().flatten().copied().collect();
+    let context = |check: Check| {
+        let run = Run {
+            target: target.clone(),
+            settings: settings.clone(),
+            facts: facts.clone(),
+            options: check_options.clone(),
+            budget: budget.clone(),
+            processes: processes.clone(),
+            replicas: replicas.clone(),
+            running: options.running.clone(),
+            lease: options.lease.clone(),
+        };
+        (check, run)
+    };
+    let mut group_handles = Vec::new();
+    for (group_index, group) in groups.iter().enumerate() {
+        let work: Vec<(usize, Check, Run)> = group
+            .iter()
+            .map(|&i| {
+                let (check, run) = context(checks[i]);
+                (i, check, run)
+            })
+            .collect();
+        let (permits, counter, processes) = (permits.clone(), counter.clone(), processes.clone());
+        group_handles.push(tokio::spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            let mut done = Vec::with_capacity(work.len());
+            for (i, check, run) in work {
+                // A task of its own, awaited at once: a check that panics ends itself, not
+                // the rest of its group.
+                let one = tokio::spawn(crate::target::counting_starts(
+                    counter.clone(),
+                    run_one(check, run),
+                ));
+                let result = one.await.map_err(|e| e.to_string()).map(|mut r| {
+                    r.group = Some(group_index);
+                    r
+                });
+                done.push((i, result));
+            }
+            processes.end_group(group_index);
+            done
+        }));
     }
     let mut handles: Vec<Option<tokio::task::JoinHandle<CheckResult>>> =
         (0..checks.len()).map(|_| None).collect();
-    for &i in &order {
-        let check = checks[i];
-        let (target, settings, facts, check_options, permits, budget, processes) = (
-            target.clone(),
-            settings.clone(),
-            facts.clone(),
-            check_options.clone(),
-            permits.clone(),
-            budget.clone(),
-            processes.clone(),
-        );
-        let replicas = replicas.clone();
-        let counter = counter.clone();
-        let running = options.running.clone();
-        let lease = options.lease.clone();
+    for (i, &check) in checks.iter().enumerate() {
+        if planned.contains(&i) {
+            continue;
+        }
+        let (check, run) = context(check);
+        let permits = permits.clone();
         handles[i] = Some(tokio::spawn(crate::target::counting_starts(
-            counter,
+            counter.clone(),
             async move {
                 let _permit = permits.acquire_owned().await;
-                let run = Run {
-                    target,
-                    settings,
-                    facts,
-                    options: check_options,
-                    budget,
-                    processes,
-                    replicas,
-                    running,
-                    lease,
-                };
                 run_one(check, run).await
             },
         )));
     }
+    let mut from_groups: Vec<Option<Result<CheckResult, String>>> =
+        (0..checks.len()).map(|_| None).collect();
+    for (handle, group) in group_handles.into_iter().zip(&groups) {
+        match handle.await {
+            Ok(done) => {
+                for (i, result) in done {
+                    from_groups[i] = Some(result);
+                }
+            }
+            Err(e) => {
+                for &i in group {
+                    from_groups[i].get_or_insert_with(|| Err(e.to_string()));
+                }
+            }
+        }
+    }
     let mut results = Vec::with_capacity(handles.len());
-    for (handle, check) in handles.into_iter().zip(checks) {
-        let joined = match handle {
-            Some(h) => h.await.map_err(|e| e.to_string()),
-            None => Err("it was never started".into()),
+    for ((handle, planned), check) in handles.into_iter().zip(from_groups).zip(checks) {
+        let joined = match (handle, planned) {
+            (Some(h), _) => h.await.map_err(|e| e.to_string()),
+            (None, Some(result)) => result,
+            (None, None) => Err("it was never started".into()),
         };
         let mut result = match joined {
             Ok(r) => r,
@@ -279,6 +371,11 @@ async fn run_counted(
     );
     let counts = processes.counts();
     let mut by_reason = counts.by_reason;
+    // Started ahead of need and never taken: the cost of starting early, shown.
+    let unused = processes.unused_spares();
+    if unused > 0 {
+        by_reason.insert("spare, not used".into(), unused);
+    }
     if probe_started > 0 {
         by_reason.insert("probe".into(), probe_started);
     }
@@ -289,7 +386,7 @@ async fn run_counted(
         confirmations: report
             .results
             .iter()
-            .filter(|r| r.confirmed.is_some())
+            .filter(|r| r.confirmed.is_some_and(|c| c.re_ran()))
             .count(),
         by_reason,
         replaced: counts.replaced,
@@ -326,6 +423,16 @@ async fn run_one(check: Check, run: Run) -> CheckResult {
     let first = attempt(check, &run, run.lease.clone()).await;
     let done = if confirm::wanted(&first) {
         confirm::confirm(check, &run, first).await
+    } else if confirm::final_after_admission(&first) {
+        // The admission request is the verdict's prefix: a replay sends it first, as the pool
+        // did, so the transcript still replays to its verdict on a fresh process.
+        let writes = first.prior.as_ref().map(|p| p.writes()).unwrap_or_default();
+        confirm::Confirmed {
+            confirmed: Some(crate::report::Confirmation::FirstAfterAdmission),
+            prefix: (!writes.is_empty())
+                .then(|| mcpspec_core::transcript::Prefix::from_writes(&writes)),
+            ..confirm::Confirmed::as_is(first)
+        }
     } else {
         confirm::Confirmed::as_is(first)
     };
@@ -344,6 +451,8 @@ struct Attempt {
     prior: Option<mcpspec_core::transport::SentLog>,
     /// The era of that shared connection (a modern process, or a legacy session).
     shared_era: Option<crate::outcome::Era>,
+    /// The check's first write to that shared connection.
+    own_first: Option<Vec<u8>>,
 }
 
 async fn attempt(check: Check, run: &Run, lease: Lease) -> Attempt {
@@ -382,8 +491,14 @@ async fn attempt(check: Check, run: &Run, lease: Lease) -> Attempt {
     // A shared process goes back to the pool only once it answered a liveness request; one
     // that died or went silent is charged to this check (POL-21). After a timed-out scenario
     // the process is dropped: nothing it does then is this check's or the next one's.
+    let mut own_first = None;
     let after = match scenario.take_returned() {
         Some((back, conn, held)) if !timed_out => {
+            own_first = back.transport.sent().and_then(|log| {
+                log.chunks()
+                    .filter(|c| c.by == check.id)
+                    .find_map(|c| c.writes.first().cloned())
+            });
             run.processes
                 .give_back(back, &held, check.id, scenario.recorder(), conn, afterwards)
                 .await
@@ -422,6 +537,7 @@ async fn attempt(check: Check, run: &Run, lease: Lease) -> Attempt {
         transcript,
         prior,
         shared_era,
+        own_first,
     }
 }
 
@@ -433,50 +549,69 @@ fn unmet_need(
     options: &CheckOptions,
     instances: usize,
 ) -> Option<String> {
-    check.needs.iter().find_map(|need| match need {
-        Need::Replicas if instances < 2 => Some(format!(
+    check
+        .needs
+        .iter()
+        .find_map(|need| unmet(need, target, Some(facts), options, instances))
+}
+
+/// Why `need` is not met, if it is not. Without `facts` (the plan, before the probe) only what
+/// the flags and the target say is judged.
+fn unmet(
+    need: &Need,
+    target: &Target,
+    facts: Option<&Facts>,
+    options: &CheckOptions,
+    instances: usize,
+) -> Option<String> {
+    match (need, facts) {
+        (Need::Replicas, _) if instances < 2 => Some(format!(
             "needs two or more instances of the server (POL-22): --replicas N with N ≥ 2, or \
              several --url; this run has {instances}"
         )),
-        Need::Modern if !facts.modern() => Some(format!(
+        (Need::Modern, Some(facts)) if !facts.modern() => Some(format!(
             "the server does not serve 2026-07-28 (server/discover got {})",
             facts.discover_seen
         )),
-        Need::AnyEra if !facts.modern() && !facts.legacy() => Some(format!(
+        (Need::AnyEra, Some(facts)) if !facts.modern() && !facts.legacy() => Some(format!(
             "the server serves neither 2026-07-28 (server/discover got {}) nor a legacy revision \
              (initialize got {})",
             facts.discover_seen, facts.initialize_seen
         )),
-        Need::Stdio => match target.kind() {
+        (Need::Stdio, _) => match target.kind() {
             TransportKind::Stdio => None,
             TransportKind::Http => Some("not a stdio target".into()),
         },
-        Need::Http => match target.kind() {
+        (Need::Http, _) => match target.kind() {
             TransportKind::Http => None,
             TransportKind::Stdio => Some("not an HTTP target (use --url)".into()),
         },
-        Need::Capability(c) if facts.modern() && !facts.has_capability(c) => Some(format!(
-            "the server does not advertise the `{c}` capability (POL-11)"
-        )),
-        Need::Legacy if facts.no_legacy() => Some(format!(
+        (Need::Capability(c), Some(facts)) if facts.modern() && !facts.has_capability(c) => {
+            Some(format!(
+                "the server does not advertise the `{c}` capability (POL-11)"
+            ))
+        }
+        (Need::Legacy, Some(facts)) if facts.no_legacy() => Some(format!(
             "the server serves no legacy revision (initialize got {})",
             facts.initialize_seen
         )),
-        Need::ModernOnly if facts.legacy() || !facts.modern() => Some(
+        (Need::ModernOnly, Some(facts)) if facts.legacy() || !facts.modern() => Some(
             "applies to modern-only servers; this one also serves the legacy handshake (or no modern era)"
                 .into(),
         ),
-        Need::ProbeProfile if !options.probe_profile => Some(
+        (Need::ProbeProfile, _) if !options.probe_profile => Some(
             "needs --probe-profile (the server must implement the mcpspec probe profile)".into(),
         ),
-        Need::AllowedTool if options.allowed_tools.is_empty() => Some(
+        (Need::AllowedTool, _) if options.allowed_tools.is_empty() => Some(
             "needs --allow-tool NAME: mcpspec calls no tool it was not allowed to (POL-12)".into(),
         ),
-        Need::CallableTool if !options.probe_profile && options.allowed_tools.is_empty() => Some(
-            "needs --allow-tool NAME or --probe-profile: mcpspec calls no tool it was not allowed \
-             to (POL-12)"
-                .into(),
-        ),
+        (Need::CallableTool, _) if !options.probe_profile && options.allowed_tools.is_empty() => {
+            Some(
+                "needs --allow-tool NAME or --probe-profile: mcpspec calls no tool it was not \
+                 allowed to (POL-12)"
+                    .into(),
+            )
+        }
         _ => None,
-    })
+    }
 }

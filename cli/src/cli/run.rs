@@ -46,6 +46,12 @@ pub struct RunArgs {
     /// Treat NonStrict outcomes as Fail.
     #[arg(long)]
     strict: bool,
+    /// Print the run's plan and start nothing (POL-30.3): which shared checks share processes
+    /// (the groups) and in what order, and which run on a process of their own. The selection,
+    /// the target's kind, --isolation, --probe-profile, --allow-tool, --replicas and --baseline
+    /// decide it; --jobs only decides how many groups run at once.
+    #[arg(long)]
+    plan: bool,
     /// Seconds to wait for each expected message.
     #[arg(
         long,
@@ -147,8 +153,18 @@ pub struct RunArgs {
 
 /// `mcpspec run`: the exit code of running the checks as `args` say.
 pub fn run(args: RunArgs) -> u8 {
+    let only_plan = args.plan;
     plan(args)
         .and_then(|plan| {
+            if only_plan {
+                let runs = |c: &Check| {
+                    mcpspec_harness::runner::runs_by_flags(c, &plan.target, &plan.options)
+                };
+                let groups =
+                    mcpspec_harness::runner::plan(&plan.target, &plan.checks, &plan.options);
+                out!("{}", groups.to_text(&plan.checks, runs));
+                return Ok(exit::OK);
+            }
             let with_matrix = plan.outputs.files.html.is_some();
             let tokenless = match plan.target.kind() {
                 TransportKind::Http => plan.target.credentials().is_none(),
@@ -343,6 +359,11 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
         replicas,
         running: Default::default(),
         lease: Default::default(),
+        // Each runs first on a process of its own (POL-30.1, the plan).
+        expected_to_fail: baseline
+            .iter()
+            .flat_map(|b| b.entries.iter().map(|e| e.check.clone()))
+            .collect(),
     };
     let outputs = Outputs {
         baseline,

@@ -754,12 +754,23 @@ fn normalised(mut report: serde_json::Value) -> serde_json::Value {
         r["duration_ms"] = 0.into();
         if let Some(r) = r.as_object_mut() {
             r.shift_remove("transcript");
+            // Each shard is a run with its own plan (POL-30.3): its groups are its own, and so
+            // which checks come first on a process, whose non-pass needs no re-run (POL-30.1).
+            r.shift_remove("group");
+            r.shift_remove("confirmed");
+            r.shift_remove("prefix");
+            if let Some(evidence) = r.get_mut("outcome").and_then(|o| o.get_mut("evidence")) {
+                // A re-run's transcript and the shared run's number their entries apart.
+                evidence["entry"] = 0.into();
+                evidence["conn"] = 0.into();
+            }
         }
     }
     // Each shard starts its own probes and pool: the process counts add up differently.
     if let Some(p) = report.get_mut("processes") {
         p["started"] = 0.into();
         p["replaced"] = 0.into();
+        p["confirmations"] = 0.into();
         if let Some(p) = p.as_object_mut() {
             p.shift_remove("by_reason");
         }

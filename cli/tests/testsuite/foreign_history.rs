@@ -10,7 +10,8 @@
 //!   `modern/version/*` checks fail there; a fresh process passes them; the earlier traffic,
 //!   shrunk to one `server/discover`, reproduces the Fail, and the transcript starts with it
 //!   (POL-30). Every shared run gives the same verdicts with the same prefixes, whatever the
-//!   schedule, and every non-pass transcript replays to its verdict with `mcpspec replay`.
+//!   schedule and `--jobs` (the fixed plan, POL-30.3), and every non-pass transcript replays to
+//!   its verdict with `mcpspec replay`.
 
 use crate::support;
 
@@ -248,4 +249,105 @@ fn every_non_pass_transcript_replays_to_its_verdict() {
         replayed, 6,
         "four shared checks with a prefix, two used-connection checks"
     );
+}
+
+/// The server whose state malformed input corrupts: after a request whose method is not a
+/// string, its connection answers `tools/list` with -32603.
+fn poisoned_server() -> mcpspec::Target {
+    let script = support::repo_root().join("fixtures/scripted/history_dual.py");
+    mcpspec::Target::command(support::python3())
+        .arg(script.display().to_string())
+        .arg("--poisoned-by-invalid")
+}
+
+/// The shared-class checks of the JSON-RPC and modern areas (the fresh-class ones start their
+/// own process, which no earlier check touched), but `wrong-jsonrpc-version`: this server fails
+/// it with an id-less reply, which retires the process it ran on, the corrupted one included.
+fn shared_checks() -> Vec<mcpspec::Check> {
+    catalogue::all()
+        .into_iter()
+        .filter(|c| c.isolation.is_shared())
+        .filter(|c| c.id.starts_with("jsonrpc/") || c.id.starts_with("modern/"))
+        .filter(|c| c.id != "jsonrpc/invalid-request/wrong-jsonrpc-version")
+        .collect()
+}
+
+/// Each check's verdict kind, prefix, confirmation and group: what must not change between runs.
+type Planned = BTreeMap<String, (Kind, Option<String>, String, Option<usize>)>;
+
+fn planned(report: &RunReport) -> Planned {
+    report
+        .results
+        .iter()
+        .map(|r| {
+            let prefix = r.prefix.as_ref().map(|p| serde_json::to_string(p).unwrap());
+            let confirmed = format!("{:?}", r.confirmed);
+            (r.id.clone(), (r.outcome.kind, prefix, confirmed, r.group))
+        })
+        .collect()
+}
+
+/// POL-30.3: which checks share a process, and in what order, is a fixed plan. Against a server
+/// whose state one malformed request corrupts for the checks after it on the same process, the
+/// check that meets the corruption is the same in every run: five runs each at `--jobs 1`, `2`
+/// and `4` give the same verdicts, prefixes, confirmations and groups. (Before the plan, a
+/// shared check took whichever pooled process was free, and which check came after the
+/// malformed request changed from run to run.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_shared_check_gets_the_same_verdict_in_every_run_whatever_the_jobs() {
+    let checks = shared_checks();
+    let run = |jobs: usize| {
+        let mut options = support::options();
+        options.jobs = jobs;
+        support::run(poisoned_server(), &checks, options)
+    };
+    let first = run(2).await;
+    let expected = planned(&first);
+    // The plan is in the report: every check that ran on shared processes names its group, and
+    // every group of the plan served checks.
+    let groups: std::collections::BTreeSet<usize> = expected
+        .values()
+        .filter_map(|(_, _, _, group)| *group)
+        .collect();
+    let plan = mcpspec_harness::runner::plan(&poisoned_server(), &checks, &support::options());
+    assert!(plan.groups.len() >= 2, "{plan:?}");
+    assert_eq!(groups.len(), plan.groups.len(), "{}", summary(&first));
+    // The corruption is met: a verdict depends on the malformed request before it, and says so.
+    let poisoned: Vec<&str> = first
+        .results
+        .iter()
+        .filter(|r| {
+            r.prefix
+                .as_ref()
+                .is_some_and(|p| serde_json::to_string(p).unwrap().contains(r#"method\":42"#))
+                && r.outcome.message.contains("Internal error")
+        })
+        .map(|r| r.id.as_str())
+        .collect();
+    assert!(
+        !poisoned.is_empty(),
+        "no check met the corrupted state:\n{}",
+        summary(&first)
+    );
+    let mut runs = 1;
+    for jobs in [1, 2, 4] {
+        let times = if jobs == 2 { 4 } else { 5 };
+        for _ in 0..times {
+            let again = run(jobs).await;
+            runs += 1;
+            let got = planned(&again);
+            let differ: Vec<String> = expected
+                .iter()
+                .filter(|(id, want)| got.get(*id) != Some(*want))
+                .map(|(id, want)| format!("{id}: first {want:?}, now {:?}", got.get(id)))
+                .collect();
+            assert!(
+                differ.is_empty(),
+                "run {runs} (--jobs {jobs}) differs from the first:\n{}\n\n{}",
+                differ.join("\n"),
+                summary(&again)
+            );
+        }
+    }
+    assert_eq!(runs, 15);
 }

@@ -950,8 +950,8 @@ fn not_ready_names_the_window_and_the_measured_start_up() {
 
 /// `--jobs N` bounds the target processes at work at once (running a check or starting);
 /// pooled processes waiting between checks do no work and take no place, at most
-/// `mcpspec_harness::pool::IDLE_MAX` of them: each process counts the live processes of its census
-/// when it starts.
+/// `mcpspec_harness::pool::IDLE_PER_GROUP` for each of the N groups of the plan at work: each
+/// process counts the live processes of its census when it starts.
 #[test]
 fn jobs_bounds_the_processes_alive_at_once() {
     for jobs in ["1", "2"] {
@@ -978,7 +978,7 @@ fn jobs_bounds_the_processes_alive_at_once() {
         );
         let max = counts.iter().copied().max().unwrap_or(0);
         assert!(
-            max <= want + mcpspec_harness::pool::IDLE_MAX,
+            max <= want + want * mcpspec_harness::pool::IDLE_PER_GROUP,
             "--jobs {jobs}: {max} target processes were alive at once (counts {counts:?})"
         );
         expect(&o).code(0).says(&[" 0 fail"]).finish();

@@ -67,7 +67,9 @@ fn differences(shared: &RunReport, fresh: &RunReport) -> Vec<(String, String)> {
 
 /// The differences POL-30 and the harness's own limits make, which are not the pool's doing:
 /// a shared verdict that depends on earlier traffic and shows the prefix that reproduces it (a
-/// fresh process cannot see it by construction); a shared non-pass that did not recur on a
+/// fresh process cannot see it by construction), or that came right after its process's
+/// admission and so is final with that admission request as its prefix (POL-30.1: a faulty
+/// server may answer the check with the admission's stale id); a shared non-pass that did not recur on a
 /// fresh process (Info "did not recur": a late reply under load, as a rule); and a scenario
 /// that ran out of its cap (an Error, the harness could not judge).
 fn expected_difference(
@@ -81,7 +83,11 @@ fn expected_difference(
     };
     matches!(
         shared.confirmed,
-        Some(Confirmation::EarlierTraffic { .. } | Confirmation::DidNotRecur { .. })
+        Some(
+            Confirmation::EarlierTraffic { .. }
+                | Confirmation::DidNotRecur { .. }
+                | Confirmation::FirstAfterAdmission
+        )
     ) || capped(shared)
         || capped(fresh)
 }
@@ -317,8 +323,8 @@ fn assert_wedged_verdict(r: &mcpspec_harness::report::CheckResult) {
 /// The check after the one whose malformed line wedged its process (`--wedge`: only
 /// `server/discover` is answered from then on) runs on that process, since the liveness request
 /// between them is answered, and fails; on a fresh process it passes, so its verdict opens with
-/// the wedging line (POL-30). One job on a one-thread runtime: the checks run in the order
-/// given, on the pool's one process, however busy the machine is.
+/// the wedging line (POL-30). The two make one group of the plan (POL-30.3), so they run in the
+/// order given, on the group's one process, however busy the machine is.
 #[tokio::test]
 async fn a_wedged_process_fails_the_next_check_which_opens_with_the_wedging_line() {
     let script = support::repo_root().join("fixtures/scripted/malformed_casualty.py");
@@ -335,6 +341,7 @@ async fn a_wedged_process_fails_the_next_check_which_opens_with_the_wedging_line
     .map(|id| catalogue::by_id(id).expect("the check exists"));
     let report = support::run(target, &checks, options).await;
     let (wedging, next) = (&report.results[0], &report.results[1]);
+    assert_eq!((wedging.group, next.group), (Some(0), Some(0)));
     // The malformed line got its -32700, and the liveness request after it an answer.
     assert_eq!(
         wedging.outcome.kind,

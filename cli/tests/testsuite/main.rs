@@ -59,4 +59,5 @@ mod schema;
 mod scripted;
 mod shape_defects;
 mod typescript_sdk;
+mod typescript_sdk_v2;
 mod yaml_bytes;

@@ -107,13 +107,18 @@ async fn a_crash_on_the_nth_request_is_charged_to_the_check_that_ran() {
     }
     // A check whose verdict differs from its fresh run is one a crash was charged to, and it
     // shows it; the crash came from the requests before it on the process, so the transcript
-    // starts with them (POL-30). Every other verdict is the same.
+    // starts with them (POL-30): the checks before it, or only the pool's admission request
+    // when it was the process's first check (POL-30.1). Every other verdict is the same.
     for r in changed(&shared, &fresh) {
         assert!(
             shows_death(r)
+                && r.prefix.is_some()
                 && matches!(
                     r.confirmed,
-                    Some(mcpspec_harness::report::Confirmation::EarlierTraffic { .. })
+                    Some(
+                        mcpspec_harness::report::Confirmation::EarlierTraffic { .. }
+                            | mcpspec_harness::report::Confirmation::FirstAfterAdmission
+                    )
                 ),
             "{} changed without its prefix: {}: {} ({:?})",
             r.id,
@@ -364,7 +369,8 @@ fn every_process_is_gone_after_ctrl_c() {
 }
 
 /// A process that served a confirmation (POL-30) joins the pool after its liveness answer and
-/// serves the next shared check. The server itself says which process that check ran on: the
+/// serves the next shared check of its group (POL-30.3). The server itself says which process
+/// that check ran on: the
 /// probe log that `tools/call/result-shape` reads (`mcpspec_probe_log`, recorded in its
 /// transcript) opens with the confirmation's own first request, then the liveness request that
 /// let the process into the pool. A process the pool starts opens with the pool's qualification
@@ -379,13 +385,18 @@ async fn a_confirmations_process_serves_the_pool_after_it() {
     config.probe_profile = true;
     let mut options = options(Mode::Shared, 1);
     options.checks.probe_profile = true;
+    // One group of the plan, in this order (POL-30.3). A check before the failing one: a
+    // non-pass that is its process's first traffic after the admission needs no confirmation
+    // (POL-30.1).
     let checks = [
+        "jsonrpc/id/string-echoed",
         "jsonrpc/unknown-method/replies-32601",
         "tools/call/result-shape",
     ]
     .map(|id| catalogue::by_id(id).expect("the check exists"));
     let report = support::run(Target::Embedded(config), &checks, options).await;
-    let (confirmed, later) = (&report.results[0], &report.results[1]);
+    let (confirmed, later) = (&report.results[1], &report.results[2]);
+    assert_eq!((confirmed.group, later.group), (Some(0), Some(0)));
     assert_ne!(
         confirmed.outcome.kind,
         Kind::Pass,

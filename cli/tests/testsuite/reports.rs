@@ -25,6 +25,7 @@ fn result(id: &str, reqs: &[&str], level: Level, outcome: Outcome, ms: u64) -> C
         transcript: vec![],
         prefix: None,
         confirmed: None,
+        group: None,
     }
 }
 

@@ -86,11 +86,16 @@ const TERMINATE_WITHIN: Duration = Duration::from_secs(2);
 /// reproduces it (see [`crate::fuzz::fuzz`]).
 ///
 /// One warm spare is kept: a connection opened (a process started) before it is needed, so an
-/// interpreter's start-up overlaps the cases that run meanwhile.
+/// interpreter's start-up overlaps the cases that run meanwhile. A connection that is done with
+/// is ended in the background: the next case does not wait for its process to be gone (a
+/// server behind a shell wrapper leaves zombies that only the machine's init reaps, which took
+/// up to 2 s a case), and [`Session::close`] waits for every one of them.
 #[derive(Debug, Default)]
 pub struct Session {
     shared: Option<LineTransport>,
     spare: Option<LineTransport>,
+    /// Connections being ended.
+    ending: tokio::task::JoinSet<()>,
     /// Connections opened (server processes started, for a command), spares included.
     pub connections: u64,
 }
@@ -123,7 +128,7 @@ impl Session {
         if healthy && kind == TransportKind::Stdio {
             self.shared = Some(transport);
         } else {
-            transport.terminate(TERMINATE_WITHIN).await;
+            self.end(transport);
         }
         self.refill(target, options)?;
         Ok(result)
@@ -141,24 +146,35 @@ impl Session {
         self.refill(target, options)?;
         let kind = target.kind();
         let (result, _) = run_on(&mut transport, kind, case, options, Waits::fresh(options)).await;
-        transport.terminate(TERMINATE_WITHIN).await;
+        self.end(transport);
         Ok(result)
     }
 
     /// Ends the shared connection: the next case starts on a fresh one.
     pub async fn restart(&mut self) {
-        if let Some(mut shared) = self.shared.take() {
-            shared.terminate(TERMINATE_WITHIN).await;
+        if let Some(shared) = self.shared.take() {
+            self.end(shared);
         }
     }
 
-    /// Ends every connection (the shared one and the spare) and waits until their servers are
-    /// gone, so none outlives the run.
+    /// Ends every connection (the shared one, the spare and those being ended) and waits until
+    /// their servers are gone, so none outlives the run.
     pub async fn close(&mut self) {
         self.restart().await;
-        if let Some(mut spare) = self.spare.take() {
-            spare.terminate(TERMINATE_WITHIN).await;
+        if let Some(spare) = self.spare.take() {
+            self.end(spare);
         }
+        while self.ending.join_next().await.is_some() {}
+    }
+
+    /// Ends `transport` in the background: its process is killed now, and reaped (its group
+    /// gone) by the time [`Session::close`] returns.
+    fn end(&mut self, mut transport: LineTransport) {
+        // Those already gone are forgotten, so a long run keeps no list of them.
+        while self.ending.try_join_next().is_some() {}
+        self.ending.spawn(async move {
+            transport.terminate(TERMINATE_WITHIN).await;
+        });
     }
 
     fn refill(&mut self, target: &Target, options: &ExecOptions) -> Result<(), StartError> {

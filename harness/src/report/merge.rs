@@ -242,6 +242,7 @@ mod tests {
             transcript: vec![],
             prefix: None,
             confirmed: None,
+            group: None,
         }
     }
 

@@ -3,6 +3,8 @@
 //!
 //! ```text
 //!  shared verdict V (Fail, NonStrict or Error)
+//!    ├─ the check was its process's first traffic after the admission, at its own era and
+//!    │  version ──> V as it is, "first-after-admission" (POL-30.1: as good as fresh)
 //!    └─ the check again on a fresh process ── same kind ──> the fresh run, as it is
 //!         │ another kind
 //!         └─ the earlier traffic H replayed first on a fresh process, then the check
@@ -52,11 +54,70 @@ impl Confirmed {
 }
 
 /// Whether an attempt's verdict needs confirming: a non-pass obtained on a pooled process.
+/// A non-pass that was the first traffic its process received after the pool's admission
+/// exchange of the same era and version is final as it is (POL-30.1): that process was as good
+/// as fresh.
 pub(super) fn wanted(attempt: &Attempt) -> bool {
-    matches!(
+    shared_non_pass(attempt) == Some(false)
+}
+
+/// Whether an attempt's non-pass is final without a re-run: its shared process was as good as
+/// fresh (POL-30.1).
+pub(super) fn final_after_admission(attempt: &Attempt) -> bool {
+    shared_non_pass(attempt) == Some(true)
+}
+
+/// For a non-pass on a shared process: whether the check was its process's first traffic after
+/// the admission.
+fn shared_non_pass(attempt: &Attempt) -> Option<bool> {
+    let non_pass = matches!(
         attempt.outcome.kind,
         Kind::Fail | Kind::NonStrict | Kind::Error
-    ) && attempt.prior.is_some()
+    );
+    let prior = attempt.prior.as_ref().filter(|_| non_pass)?;
+    Some(first_after_admission(
+        prior,
+        attempt.shared_era,
+        attempt.own_first.as_deref(),
+    ))
+}
+
+/// Whether the check whose first write was `own_first` came right after its process's
+/// admission: a legacy session whose only earlier traffic is its handshake (made at the
+/// check's version: sessions are kept per version), or a modern process whose only earlier
+/// write is the pool's one admission request (a liveness request, or the qualification) at the
+/// protocol version of the check's own first request.
+fn first_after_admission(
+    prior: &mcpspec_core::transport::SentLog,
+    era: Option<crate::outcome::Era>,
+    own_first: Option<&[u8]>,
+) -> bool {
+    let writes: Vec<(&str, &Vec<u8>)> = prior
+        .chunks()
+        .flat_map(|c| c.writes.iter().map(move |w| (c.by.as_str(), w)))
+        .collect();
+    match era {
+        Some(crate::outcome::Era::Legacy) => writes.is_empty() && prior.complete(),
+        Some(crate::outcome::Era::Modern) => {
+            let [(by, admission)] = writes.as_slice() else {
+                return false;
+            };
+            let pool_request = [crate::pool::LIVENESS, crate::pool::QUALIFICATION].contains(by);
+            let version = |bytes: &[u8]| {
+                serde_json::from_slice::<serde_json::Value>(bytes)
+                    .ok()?
+                    .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")?
+                    .as_str()
+                    .map(str::to_owned)
+            };
+            pool_request
+                && prior.complete()
+                && own_first
+                    .and_then(version)
+                    .is_some_and(|v| Some(v) == version(admission))
+        }
+        Some(crate::outcome::Era::Any) | None => false,
+    }
 }
 
 pub(super) async fn confirm(check: Check, run: &Run, shared: Attempt) -> Confirmed {

@@ -407,6 +407,34 @@ pub fn typescript_server(extra: &[&str]) -> Target {
         .args(extra.iter().map(|s| s.to_string()))
 }
 
+/// The TypeScript SDK v2 fixture's folder (`fixtures/servers/typescript-v2`).
+pub fn typescript_v2_dir() -> PathBuf {
+    repo_root().join("fixtures/servers/typescript-v2")
+}
+
+/// The TypeScript SDK v2 fixture server (`node server.mjs`) as a stdio target; panics (not
+/// skips) with the command that installs its node_modules (and node, when it is missing).
+pub fn typescript_v2_server(extra: &[&str]) -> Target {
+    const FIX: &str = "install them with `bash scripts/typescript-v2-deps.sh`";
+    let modules = typescript_v2_dir().join("node_modules");
+    assert!(
+        modules.join(".mcpspec-package-lock.sha256").exists()
+            && modules
+                .join("@modelcontextprotocol/server/package.json")
+                .exists(),
+        "the TypeScript SDK v2 fixture's node_modules are missing at {}: {FIX}",
+        modules.display()
+    );
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let node = std::env::split_paths(&path)
+        .map(|dir| dir.join("node"))
+        .find(|node| node.is_file())
+        .unwrap_or_else(|| panic!("`node` is not on PATH: {FIX}"));
+    Target::command(node.display().to_string())
+        .arg(typescript_v2_dir().join("server.mjs").display().to_string())
+        .args(extra.iter().map(|s| s.to_string()))
+}
+
 /// The Rust SDK fixture's binary; panics (not skips) with the command that builds it.
 pub fn rust_sdk_binary() -> PathBuf {
     let bin = repo_root().join("target/sdk-fixtures/debug/rust-sdk-fixture");
@@ -700,6 +728,12 @@ pub fn assert_verdicts_against_baseline_in(
     mcpspec_harness::baseline::Baseline::load(&path)
         .expect("the baseline loads")
         .apply(report);
+    assert_verdicts_in(dir, report, name, filters);
+}
+
+/// As [`assert_verdicts_against_baseline_in`], for a target with no known failure (no
+/// baseline): every verdict must pass or be allowed (NonStrict, Info, Skipped).
+pub fn assert_verdicts_in(dir: &str, report: &RunReport, name: &str, filters: &[(&str, &str)]) {
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(repo_root().join("snapshots").join(dir));
     settings.set_prepend_module_to_snapshot(false);
