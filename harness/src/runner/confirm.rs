@@ -7,11 +7,14 @@
 //!    │  version ──> V as it is, "first-after-admission" (POL-30.1: as good as fresh)
 //!    └─ the check again on a fresh process ── same kind ──> the fresh run, as it is
 //!         │ another kind
+//!         ├─ one standard request (server/discover, then a served method) first on a fresh
+//!         │  process, then the check ── V again ──> that request is the prefix
 //!         └─ the earlier traffic H replayed first on a fresh process, then the check
-//!              ├─ V again ──> shrink H: one standard request (server/discover, then a served
-//!              │              method), else delta debugging over the writers' chunks, then the
-//!              │              single writes, bounded by --scenario-timeout ──> the shortest
-//!              │              prefix that gives V; the transcript starts with it
+//!              ├─ V again ──> shrink H: delta debugging over the writers' chunks, then the
+//!              │              single writes, bounded by 16 trials (work, so the same H
+//!              │              shrinks alike in every run; 4 scenario caps at the very most)
+//!              │              ──> the shortest prefix found that gives V; the transcript
+//!              │              starts with it
 //!              └─ not V ──> fresh passed: Info "did not recur", both transcripts
 //!                           fresh another non-pass: the fresh verdict (self-contained)
 //! ```
@@ -20,6 +23,7 @@
 //! prefix that "reproduces" a verdict reproduces it as the check reports it.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::json;
 use tokio::time::Instant;
@@ -185,6 +189,30 @@ pub(super) async fn confirm(check: Check, run: &Run, shared: Attempt) -> Confirm
     }
 }
 
+/// Trials the shrinking of a prefix may spend past the one that proved the verdict
+/// reproducible.
+const SHRINK_TRIALS: usize = 16;
+
+/// The last-resort wall-clock cap on that shrinking, in scenario caps.
+const SHRINK_WALL_CAPS: u32 = 4;
+
+/// What the shrinking may still spend.
+struct Budget {
+    trials: AtomicUsize,
+    deadline: Instant,
+}
+
+impl Budget {
+    /// Takes one trial; `false` when none is left.
+    fn take(&self) -> bool {
+        Instant::now() < self.deadline
+            && self
+                .trials
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok()
+    }
+}
+
 /// A prefix that reproduced the verdict, and the run that did.
 struct Found {
     writes: Vec<Vec<u8>>,
@@ -211,21 +239,24 @@ async fn reproduce(
             attempt: got,
         })
     };
-    let mut best = trial(all).await?;
-    // The bound on shrinking: one scenario cap, past the trial that proved it reproducible.
-    let deadline = Instant::now() + run.settings.scenario_timeout;
     // One standard request first, so that a verdict any served request brings about gets the
-    // same prefix whatever ran before it on the shared process.
+    // same prefix whatever ran before it on the shared process (and costs no trial of the
+    // whole history).
     for standard in standard_requests(run, era) {
-        if Instant::now() >= deadline {
-            return Some(best);
-        }
         if let Some(found) = trial(vec![standard]).await {
             return Some(found);
         }
     }
+    let mut best = trial(all).await?;
+    // The bound on shrinking is work, a number of trials, so the same history shrinks to the
+    // same prefix in every run however busy the machine is (POL-30.3); the wall-clock cap only
+    // stops a server so slow that the trials would take many scenario caps.
+    let budget = Budget {
+        trials: AtomicUsize::new(SHRINK_TRIALS),
+        deadline: Instant::now() + run.settings.scenario_timeout * SHRINK_WALL_CAPS,
+    };
     // Delta debugging over the chunks each writer left, then over single writes.
-    let chunks = ddmin(history, deadline, |units: Vec<Vec<Vec<u8>>>| {
+    let chunks = ddmin(history, &budget, |units: Vec<Vec<Vec<u8>>>| {
         let writes: Vec<Vec<u8>> = units.into_iter().flatten().collect();
         trial(writes)
     })
@@ -234,7 +265,7 @@ async fn reproduce(
         best = found;
     }
     let writes: Vec<Vec<Vec<u8>>> = best.writes.iter().map(|w| vec![w.clone()]).collect();
-    if let Some((_, found)) = ddmin(writes, deadline, |units: Vec<Vec<Vec<u8>>>| {
+    if let Some((_, found)) = ddmin(writes, &budget, |units: Vec<Vec<Vec<u8>>>| {
         trial(units.into_iter().flatten().collect())
     })
     .await
@@ -271,9 +302,9 @@ fn standard_requests(run: &Run, era: crate::outcome::Era) -> Vec<Vec<u8>> {
 }
 
 /// Delta debugging (Zeller's ddmin) over `units`, which as a whole are known to pass `test`:
-/// the smallest subset found before `deadline` that still passes, with what `test` returned
+/// the smallest subset found within `budget` that still passes, with what `test` returned
 /// for it; `None` when no proper subset passed.
-async fn ddmin<U, T, F, Fut>(mut units: Vec<U>, deadline: Instant, test: F) -> Option<(Vec<U>, T)>
+async fn ddmin<U, T, F, Fut>(mut units: Vec<U>, budget: &Budget, test: F) -> Option<(Vec<U>, T)>
 where
     U: Clone,
     F: Fn(Vec<U>) -> Fut,
@@ -286,7 +317,7 @@ where
         let parts: Vec<Vec<U>> = units.chunks(size).map(<[U]>::to_vec).collect();
         // Each part alone, then each part's complement (with two parts, the other part).
         for part in &parts {
-            if Instant::now() >= deadline {
+            if !budget.take() {
                 break 'outer;
             }
             if let Some(t) = test(part.clone()).await {
@@ -298,7 +329,7 @@ where
         }
         if parts.len() > 2 {
             for i in 0..parts.len() {
-                if Instant::now() >= deadline {
+                if !budget.take() {
                     break 'outer;
                 }
                 let rest: Vec<U> = parts
@@ -364,29 +395,58 @@ mod tests {
         }
     }
 
+    fn budget(trials: usize) -> Budget {
+        Budget {
+            trials: AtomicUsize::new(trials),
+            deadline: Instant::now() + std::time::Duration::from_secs(60),
+        }
+    }
+
     #[tokio::test]
     async fn ddmin_finds_the_one_unit_that_matters() {
-        let far = Instant::now() + std::time::Duration::from_secs(60);
-        let found = ddmin((0..40).collect(), far, holds(&[17])).await;
+        let found = ddmin((0..40).collect(), &budget(100), holds(&[17])).await;
         assert_eq!(found.map(|(u, _)| u), Some(vec![17]));
     }
 
     #[tokio::test]
     async fn ddmin_keeps_two_units_that_matter_together() {
-        let far = Instant::now() + std::time::Duration::from_secs(60);
-        let found = ddmin((0..40).collect(), far, holds(&[3, 31])).await;
+        let found = ddmin((0..40).collect(), &budget(100), holds(&[3, 31])).await;
         assert_eq!(found.map(|(u, _)| u), Some(vec![3, 31]));
     }
 
     #[tokio::test]
     async fn ddmin_says_none_when_every_unit_is_needed() {
-        let far = Instant::now() + std::time::Duration::from_secs(60);
-        assert!(ddmin(vec![1, 2], far, holds(&[1, 2])).await.is_none());
+        assert!(
+            ddmin(vec![1, 2], &budget(100), holds(&[1, 2]))
+                .await
+                .is_none()
+        );
     }
 
     #[tokio::test]
-    async fn ddmin_stops_at_its_deadline() {
-        let past = Instant::now();
-        assert!(ddmin((0..40).collect(), past, holds(&[17])).await.is_none());
+    async fn ddmin_spends_no_more_trials_than_its_budget_and_always_the_same() {
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let counted = |units: Vec<u32>| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            holds(&[17])(units)
+        };
+        let first = ddmin((0..40).collect(), &budget(3), counted).await;
+        assert_eq!(calls.load(Ordering::Relaxed), 3);
+        // Work, not time, bounds it: the same budget gives the same subset again.
+        let again = ddmin((0..40).collect(), &budget(3), holds(&[17])).await;
+        assert_eq!(first.map(|(u, _)| u), again.map(|(u, _)| u));
+    }
+
+    #[tokio::test]
+    async fn ddmin_stops_at_its_last_resort_deadline() {
+        let past = Budget {
+            trials: AtomicUsize::new(100),
+            deadline: Instant::now(),
+        };
+        assert!(
+            ddmin((0..40).collect(), &past, holds(&[17]))
+                .await
+                .is_none()
+        );
     }
 }
