@@ -12,33 +12,6 @@ use crate::support::agreement;
 
 use mcpspec_harness::catalogue;
 
-/// Run-specific text in verdicts: the server's port, session ids, where the repository is.
-fn filters() -> Vec<(String, &'static str)> {
-    vec![
-        (r"127\.0\.0\.1:\d+".into(), "127.0.0.1:[port]"),
-        (
-            r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}".into(),
-            "[uuid]",
-        ),
-        (regex_escape(&repo_root_path()), "[repo]"),
-    ]
-}
-
-/// The repository's absolute path as the server would print it (Node error pages quote it).
-fn repo_root_path() -> String {
-    let root = support::repo_root();
-    root.canonicalize().unwrap_or(root).display().to_string()
-}
-
-fn regex_escape(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            let special = "\\.+*?()|[]{}^$".contains(c);
-            special.then_some('\\').into_iter().chain([c])
-        })
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn typescript_sdk_stdio_verdicts_are_stable_and_match_snapshot_and_baseline() {
     let target = || support::typescript_server(&[]);
@@ -46,7 +19,7 @@ async fn typescript_sdk_stdio_verdicts_are_stable_and_match_snapshot_and_baselin
     let second = support::run(target(), &catalogue::all(), support::sdk_options()).await;
     support::assert_same_outcomes(&first, &second, "TypeScript SDK over stdio");
     agreement::assert_layers_agree([&first], 50, "TypeScript SDK over stdio");
-    let filters = filters();
+    let filters = support::node_filters();
     let filters: Vec<(&str, &str)> = filters.iter().map(|(p, r)| (p.as_str(), *r)).collect();
     support::assert_verdicts_against_baseline_in(
         "typescript-sdk",
@@ -72,7 +45,7 @@ async fn typescript_sdk_http_verdicts_are_stable_and_match_snapshot_and_baseline
     let (mut first, second) = (reports.remove(0), reports.remove(0));
     support::assert_same_outcomes(&first, &second, "TypeScript SDK over streamable HTTP");
     agreement::assert_layers_agree([&first], 50, "TypeScript SDK over streamable HTTP");
-    let filters = filters();
+    let filters = support::node_filters();
     let filters: Vec<(&str, &str)> = filters.iter().map(|(p, r)| (p.as_str(), *r)).collect();
     support::assert_verdicts_against_baseline_in(
         "typescript-sdk",

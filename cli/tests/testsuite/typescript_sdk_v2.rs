@@ -18,33 +18,6 @@ use crate::support::agreement;
 use mcpspec::{Kind, RunReport, Target};
 use mcpspec_harness::catalogue;
 
-/// Run-specific text in verdicts: the server's port, session ids, where the repository is.
-fn filters() -> Vec<(String, &'static str)> {
-    vec![
-        (r"127\.0\.0\.1:\d+".into(), "127.0.0.1:[port]"),
-        (
-            r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}".into(),
-            "[uuid]",
-        ),
-        (regex_escape(&repo_root_path()), "[repo]"),
-    ]
-}
-
-/// The repository's absolute path as the server would print it (Node error texts quote it).
-fn repo_root_path() -> String {
-    let root = support::repo_root();
-    root.canonicalize().unwrap_or(root).display().to_string()
-}
-
-fn regex_escape(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            let special = "\\.+*?()|[]{}^$".contains(c);
-            special.then_some('\\').into_iter().chain([c])
-        })
-        .collect()
-}
-
 /// The fixture serves both eras: the modern probe and the legacy handshake each pass.
 fn assert_both_eras_served(report: &RunReport, what: &str) {
     for id in [
@@ -68,7 +41,7 @@ async fn typescript_sdk_v2_stdio_verdicts_are_stable_and_match_snapshot_and_base
     support::assert_same_outcomes(&first, &second, "TypeScript SDK v2 over stdio");
     assert_both_eras_served(&first, "TypeScript SDK v2 over stdio");
     agreement::assert_layers_agree([&first], 50, "TypeScript SDK v2 over stdio");
-    let filters = filters();
+    let filters = support::node_filters();
     let filters: Vec<(&str, &str)> = filters.iter().map(|(p, r)| (p.as_str(), *r)).collect();
     support::assert_verdicts_against_baseline_in(
         "typescript-sdk-v2",
@@ -98,7 +71,7 @@ async fn typescript_sdk_v2_http_verdicts_are_stable_and_match_snapshot_and_basel
     support::assert_same_outcomes(&first, &second, "TypeScript SDK v2 over streamable HTTP");
     assert_both_eras_served(&first, "TypeScript SDK v2 over streamable HTTP");
     agreement::assert_layers_agree([&first], 50, "TypeScript SDK v2 over streamable HTTP");
-    let filters = filters();
+    let filters = support::node_filters();
     let filters: Vec<(&str, &str)> = filters.iter().map(|(p, r)| (p.as_str(), *r)).collect();
     // Over HTTP it has no known failure: no baseline.
     support::assert_verdicts_in("typescript-sdk-v2", &first, "verdicts-http", &filters);

@@ -10,7 +10,7 @@ pub mod agreement;
 pub mod clients;
 pub mod hostile;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mcp_reference_server::Eras;
@@ -383,21 +383,29 @@ pub fn typescript_dir() -> PathBuf {
 /// `node`, once the TypeScript fixture's node_modules are installed; panics (not skips) with the
 /// command that installs them (and node, when it is missing).
 pub fn node() -> PathBuf {
-    const FIX: &str = "install them with `bash scripts/typescript-deps.sh`";
-    let modules = typescript_dir().join("node_modules");
+    node_for(
+        &typescript_dir(),
+        "@modelcontextprotocol/sdk",
+        "scripts/typescript-deps.sh",
+    )
+}
+
+/// `node`, once the Node fixture in `dir` has its node_modules (with `package` in them) from
+/// `script`; panics (not skips) naming that script (and node, when it is missing).
+fn node_for(dir: &Path, package: &str, script: &str) -> PathBuf {
+    let fix = format!("install them with `bash {script}`");
+    let modules = dir.join("node_modules");
     assert!(
         modules.join(".mcpspec-package-lock.sha256").exists()
-            && modules
-                .join("@modelcontextprotocol/sdk/package.json")
-                .exists(),
-        "the TypeScript SDK fixture's node_modules are missing at {}: {FIX}",
+            && modules.join(package).join("package.json").exists(),
+        "the Node fixture's node_modules are missing at {}: {fix}",
         modules.display()
     );
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .map(|dir| dir.join("node"))
         .find(|node| node.is_file())
-        .unwrap_or_else(|| panic!("`node` is not on PATH: {FIX}"))
+        .unwrap_or_else(|| panic!("`node` is not on PATH: {fix}"))
 }
 
 /// The TypeScript SDK fixture server (`node server.mjs`) as a stdio target.
@@ -415,24 +423,36 @@ pub fn typescript_v2_dir() -> PathBuf {
 /// The TypeScript SDK v2 fixture server (`node server.mjs`) as a stdio target; panics (not
 /// skips) with the command that installs its node_modules (and node, when it is missing).
 pub fn typescript_v2_server(extra: &[&str]) -> Target {
-    const FIX: &str = "install them with `bash scripts/typescript-v2-deps.sh`";
-    let modules = typescript_v2_dir().join("node_modules");
-    assert!(
-        modules.join(".mcpspec-package-lock.sha256").exists()
-            && modules
-                .join("@modelcontextprotocol/server/package.json")
-                .exists(),
-        "the TypeScript SDK v2 fixture's node_modules are missing at {}: {FIX}",
-        modules.display()
+    let node = node_for(
+        &typescript_v2_dir(),
+        "@modelcontextprotocol/server",
+        "scripts/typescript-v2-deps.sh",
     );
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let node = std::env::split_paths(&path)
-        .map(|dir| dir.join("node"))
-        .find(|node| node.is_file())
-        .unwrap_or_else(|| panic!("`node` is not on PATH: {FIX}"));
     Target::command(node.display().to_string())
         .arg(typescript_v2_dir().join("server.mjs").display().to_string())
         .args(extra.iter().map(|s| s.to_string()))
+}
+
+/// Run-specific text in a Node fixture's verdicts, for snapshots: the server's port, session
+/// ids, and the repository's absolute path (Node error texts quote it).
+pub fn node_filters() -> Vec<(String, &'static str)> {
+    let root = repo_root();
+    let root = root.canonicalize().unwrap_or(root).display().to_string();
+    let escaped: String = root
+        .chars()
+        .flat_map(|c| {
+            let special = "\\.+*?()|[]{}^$".contains(c);
+            special.then_some('\\').into_iter().chain([c])
+        })
+        .collect();
+    vec![
+        (r"127\.0\.0\.1:\d+".into(), "127.0.0.1:[port]"),
+        (
+            r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}".into(),
+            "[uuid]",
+        ),
+        (escaped, "[repo]"),
+    ]
 }
 
 /// The Rust SDK fixture's binary; panics (not skips) with the command that builds it.
