@@ -17,6 +17,7 @@
 
 mod builder;
 mod conversation;
+mod fence;
 pub mod lease;
 mod prefix;
 mod reply;
@@ -336,6 +337,7 @@ impl Peer {
             None => Reply::NoReply {
                 waited: Duration::ZERO,
                 unrelated: Unrelated::default(),
+                fenced: None,
             },
         }
     }
@@ -349,6 +351,7 @@ impl Peer {
             None => Reply::NoReply {
                 waited: Duration::ZERO,
                 unrelated: Unrelated::default(),
+                fenced: None,
             },
         };
         self.heard = heard || reply.frame().is_some();
@@ -697,7 +700,11 @@ impl Peer {
                         },
                     );
                     self.judging_silence(&format!("no reply to id {id}"));
-                    return Reply::NoReply { waited, unrelated };
+                    return Reply::NoReply {
+                        waited,
+                        unrelated,
+                        fenced: None,
+                    };
                 }
                 Incoming::Closed => return self.closed_reply().await,
             }
@@ -739,42 +746,28 @@ impl Peer {
     }
 
     /// The next frame as a [`Reply`], whatever its id (for raw input whose id the driver did not
-    /// assign: nothing else is in flight, so the first line is the answer).
-    /// Server notifications and requests on the way are kept for later: a message with `method`
-    /// is never a reply (POL-23).
+    /// assign: nothing else is in flight, so the first line is the answer). Server
+    /// notifications and requests on the way are kept for later: a message with `method` is
+    /// never a reply (POL-23). On a stream the silence is fenced (see [`fence`]).
     pub async fn expect_next(&mut self) -> Reply {
-        let wait = self.allow_startup(self.settings.expect_timeout);
-        let deadline = Instant::now() + wait;
-        let mut unrelated = Unrelated::default();
-        let mut passed = Vec::new();
-        let reply = loop {
-            match self.next(deadline).await {
-                Incoming::Frame(f) if f.has_method() => {
-                    unrelated.add(&f);
-                    passed.push(f);
-                }
-                Incoming::Frame(f) => break Reply::Frame(f),
-                Incoming::TimedOut => {
-                    self.rec.record(
-                        self.conn,
-                        Event::Timeout {
-                            waited_ms: millis(wait),
-                            waiting_for: "any reply".into(),
-                        },
-                    );
-                    self.judging_silence("no reply to the raw input");
-                    break Reply::NoReply {
-                        waited: wait,
-                        unrelated,
-                    };
-                }
-                Incoming::Closed => break self.closed_reply().await,
-            }
-        };
-        for f in passed {
-            self.keep(f);
-        }
+        let reply = self.await_fenced(fence::Awaited::Any).await;
         self.hand_over(reply)
+    }
+
+    /// Sends a request that a server may not take for one (an invalid Request) and waits for
+    /// its reply, the silence fenced on a stream (see [`fence`]).
+    pub async fn call_fenced(&mut self, out: Outgoing) -> Reply {
+        match self.send(out).await {
+            Some(id) => {
+                let reply = self.await_fenced(fence::Awaited::Id(&id)).await;
+                self.hand_over(reply)
+            }
+            None => Reply::NoReply {
+                waited: Duration::ZERO,
+                unrelated: Unrelated::default(),
+                fenced: None,
+            },
+        }
     }
 
     /// Expects nothing to arrive for the quiet period. Returns what arrived instead.

@@ -7,6 +7,10 @@
 //! same in every run. `--jobs` only
 //! decides how many groups (and fresh checks) run at once; timing decides nothing.
 //!
+//! A check whose traffic leaves its process unfit for the next ([`ENDS_ITS_PROCESS`]) runs
+//! last in its group, so the group does not start another process after it; those checks are
+//! dealt out in turn too, one to a group where there are enough groups.
+//!
 //! A check the baseline expects not to pass gets a group of its own: it is the first traffic on
 //! its process after the admission, so its verdict is final without a re-run on a fresh process
 //! (POL-30.1), and no later check inherits what it did.
@@ -20,6 +24,25 @@ use crate::outcome::Era;
 /// for a Python or Node server); more groups let more of them run at once. With the whole
 /// catalogue this gives four or five groups, so two to four jobs all have a group to run.
 pub const GROUP_CHECKS: usize = 24;
+
+/// Shared checks whose traffic leaves the process unfit for a later check, whatever the server
+/// does right: a listen stream left open (its request is answered only when the stream ends),
+/// a request cancelled in flight (its answer may still come), `initialize` on a modern process
+/// (the connection becomes a legacy session), a request many servers never answer (`jsonrpc`
+/// "1.0"). The pool retires such a process after the check (POL-21), so each runs last in its
+/// group.
+pub const ENDS_ITS_PROCESS: &[&str] = &[
+    "subscriptions/listen/acknowledged-first",
+    "subscriptions/listen/ack-carries-listen-id",
+    "subscriptions/stream/tagged-with-listen-id",
+    "subscriptions/filter/only-requested-types",
+    "subscriptions/stream/no-log-messages",
+    "subscriptions/list-changed/delivered",
+    "subscriptions/cancel/stream-stops",
+    "cancellation/in-flight/no-reply",
+    "modern/removed-methods/initialize-with-envelope",
+    "jsonrpc/invalid-request/wrong-jsonrpc-version",
+];
 
 /// Which shared checks share processes, and in what order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -75,8 +98,15 @@ impl Plan {
             checks: Vec::new(),
             alone: false,
         }));
+        let (enders, other): (Vec<&Check>, Vec<&Check>) = other
+            .into_iter()
+            .partition(|c| ENDS_ITS_PROCESS.contains(&c.id));
         for (i, c) in other.iter().enumerate() {
             groups[first + i % dealt].checks.push(c.id);
+        }
+        // The round goes on where it stopped, so the groups stay even.
+        for (i, c) in enders.iter().enumerate() {
+            groups[first + (other.len() + i) % dealt].checks.push(c.id);
         }
         for (i, c) in legacy.iter().enumerate() {
             groups[first + dealt + i * chunked / legacy.len()]
@@ -164,10 +194,15 @@ mod tests {
         let position = |id: &str| shared.iter().position(|s| *s == id);
         for group in &plan.groups {
             assert!(group.checks.len() <= GROUP_CHECKS, "{group:?}");
-            let order: Vec<_> = group.checks.iter().map(|c| position(c)).collect();
+            // Catalogue order, the checks that end their process last (in catalogue order too).
+            let order: Vec<_> = group
+                .checks
+                .iter()
+                .map(|c| (ENDS_ITS_PROCESS.contains(c), position(c)))
+                .collect();
             assert!(
                 order.is_sorted(),
-                "a group runs in catalogue order: {group:?}"
+                "a group runs in catalogue order, enders last: {group:?}"
             );
             let legacy =
                 |id: &&str| crate::catalogue::by_id(id).is_some_and(|c| c.era == Era::Legacy);
@@ -185,10 +220,37 @@ mod tests {
         };
         let counts: Vec<usize> = plan.groups.iter().map(jsonrpc).filter(|&n| n > 0).collect();
         assert!(counts.len() >= 4, "{counts:?}");
+        // Dealt in turn, one apart at most, and one more where a check that ends its process
+        // (jsonrpc "1.0") went to the end of a group.
         assert!(
-            counts.iter().max().unwrap() - counts.iter().min().unwrap() <= 1,
+            counts.iter().max().unwrap() - counts.iter().min().unwrap() <= 2,
             "{counts:?}"
         );
+    }
+
+    #[test]
+    fn checks_that_end_their_process_are_shared_checks_spread_one_to_a_group() {
+        let checks = crate::catalogue::all();
+        for id in ENDS_ITS_PROCESS {
+            let check =
+                crate::catalogue::by_id(id).unwrap_or_else(|| panic!("{id}: no such check"));
+            assert!(check.isolation.is_shared(), "{id} is not a shared check");
+        }
+        let plan = Plan::new(&checks, true, |_| true, &BTreeSet::new());
+        let modern = plan.groups.iter().filter(|g| {
+            g.checks
+                .iter()
+                .all(|c| crate::catalogue::by_id(c).is_some_and(|c| c.era != Era::Legacy))
+        });
+        let most = ENDS_ITS_PROCESS.len().div_ceil(modern.clone().count());
+        for group in modern {
+            let enders = group
+                .checks
+                .iter()
+                .filter(|c| ENDS_ITS_PROCESS.contains(c))
+                .count();
+            assert!(enders <= most, "{enders} enders in {group:?}");
+        }
     }
 
     #[test]

@@ -97,8 +97,9 @@ fn a_short_run_prints_no_status_off_a_terminal() {
 #[test]
 fn a_long_run_prints_a_plain_line_every_ten_seconds() {
     let dir = scratch("long");
-    // One check against a server that never answers invalid JSON, waiting 11 s: the line
-    // comes while the check still runs, and names it.
+    // One check against a server that stops reading after invalid JSON, so the fence after it
+    // is never answered and the whole 11 s wait is made: the line comes while the check still
+    // runs, and names it.
     let started = Instant::now();
     let out = piped(
         &dir,
@@ -107,7 +108,7 @@ fn a_long_run_prints_a_plain_line_every_ten_seconds() {
             "--timeout",
             "11",
             "--fault",
-            "parse-error-silent",
+            "stall-on-parse-error",
             "--select",
             "jsonrpc/parse-error/replies-32700",
         ],

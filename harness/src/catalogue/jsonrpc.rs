@@ -32,6 +32,7 @@ pub fn group() -> Vec<Check> {
                 "parse-error-wrong-code",
                 "parse-error-silent --eras legacy",
                 "parse-error-wrong-code --eras legacy",
+                "stall-on-parse-error",
             ],
             script: |s| Box::pin(parse_error_replies(s)),
         },
@@ -56,7 +57,11 @@ pub fn group() -> Vec<Check> {
             needs: &[Need::AnyEra],
             description: "Invalid JSON does not stop the server.",
             expectation: "a server/discover sent after invalid JSON is answered",
-            faults: &["exit-on-parse-error", "exit-on-parse-error --eras legacy"],
+            faults: &[
+                "exit-on-parse-error",
+                "exit-on-parse-error --eras legacy",
+                "stall-on-parse-error",
+            ],
             script: |s| Box::pin(parse_error_keeps_serving(s)),
         },
         Check {
@@ -302,7 +307,7 @@ async fn invalid_request_method_type(s: &mut Scenario) -> Verdict {
 async fn wrong_jsonrpc_version(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect_any_era_ready().await?;
     let reply = peer
-        .call(request(harmless_method(peer.era)).jsonrpc(json!("1.0")))
+        .call_fenced(request(harmless_method(peer.era)).jsonrpc(json!("1.0")))
         .await;
     Ok(expect_code_or(
         &reply,

@@ -457,50 +457,65 @@ async fn batch_accepted_2025_03_26(s: &mut Scenario) -> Verdict {
     let want: BTreeSet<String> = ["\"b1\"".to_owned(), "\"b2\"".to_owned()].into();
     let mut answered: BTreeSet<String> = BTreeSet::new();
     // Replies may come as one array or spread over several messages (several SSE events of one
-    // stream, POL-27): every reply counts.
+    // stream, POL-27): every reply counts. The first is awaited with its silence fenced (a
+    // server that answers nothing is known to have read the batch); the rest follow it.
     let mut separate = false;
+    let first = peer.expect_next().await;
+    let mut next = match first {
+        Reply::Frame(f) => Some(f),
+        Reply::Closed { .. } => {
+            return Ok(Outcome::fail("the server closed its output after a batch"));
+        }
+        other => {
+            return Ok(Outcome::fail(format!(
+                "a 2025-03-26 batch got {}",
+                other.describe()
+            )));
+        }
+    };
     let deadline = tokio::time::Instant::now() + peer.settings().expect_timeout;
     while answered != want {
-        match peer.next(deadline).await {
-            Incoming::Frame(f) => match &f.parsed {
-                Ok(Message::Batch(items)) => {
-                    answered.extend(
-                        items
-                            .iter()
-                            .filter_map(|m| m.as_ref().ok()?.reply_id().map(ToString::to_string)),
-                    );
-                }
-                Ok(Message::Error {
-                    error, id: None, ..
-                }) => {
+        let f = match next.take() {
+            Some(f) => f,
+            None => match peer.next(deadline).await {
+                Incoming::Frame(f) => f,
+                Incoming::TimedOut => {
                     return Ok(Outcome::fail(format!(
-                        "a 2025-03-26 batch got error {} (RPC-10: must be accepted)",
-                        error.code
+                        "the batch replies answer ids {answered:?} only, expected b1 and b2"
                     )));
                 }
-                Ok(m @ (Message::Response { .. } | Message::Error { .. })) => {
-                    separate = true;
-                    answered.extend(m.reply_id().map(ToString::to_string));
+                Incoming::Closed => {
+                    return Ok(Outcome::fail("the server closed its output after a batch"));
                 }
-                // An HTTP answer without a JSON-RPC body is what came, not silence.
-                Err(mcpspec_core::wire::DecodeError::Http(why)) => {
-                    return Ok(Outcome::fail(format!(
-                        "a 2025-03-26 batch got no JSON-RPC reply: {why} (RPC-10: must be accepted)"
-                    )));
-                }
-                _ => continue,
             },
-            Incoming::TimedOut if answered.is_empty() => {
-                return Ok(Outcome::fail("a 2025-03-26 batch got no reply"));
+        };
+        match &f.parsed {
+            Ok(Message::Batch(items)) => {
+                answered.extend(
+                    items
+                        .iter()
+                        .filter_map(|m| m.as_ref().ok()?.reply_id().map(ToString::to_string)),
+                );
             }
-            Incoming::TimedOut => {
+            Ok(Message::Error {
+                error, id: None, ..
+            }) => {
                 return Ok(Outcome::fail(format!(
-                    "the batch replies answer ids {answered:?} only, expected b1 and b2"
+                    "a 2025-03-26 batch got error {} (RPC-10: must be accepted)",
+                    error.code
                 )));
             }
-            Incoming::Closed => {
-                return Ok(Outcome::fail("the server closed its output after a batch"));
+            Ok(m @ (Message::Response { .. } | Message::Error { .. })) => {
+                separate = true;
+                answered.extend(m.reply_id().map(ToString::to_string));
             }
+            // An HTTP answer without a JSON-RPC body is what came, not silence.
+            Err(mcpspec_core::wire::DecodeError::Http(why)) => {
+                return Ok(Outcome::fail(format!(
+                    "a 2025-03-26 batch got no JSON-RPC reply: {why} (RPC-10: must be accepted)"
+                )));
+            }
+            _ => {}
         }
     }
     Ok(match (separate, s.endpoint().is_some()) {

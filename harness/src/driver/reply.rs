@@ -33,10 +33,14 @@ pub enum Reply {
         /// The wait it missed.
         waited: Duration,
     },
-    /// Nothing matching arrived within the wait (and the late-reply grace after it).
+    /// Nothing matching arrived within the wait (and the late-reply grace after it), or, on a
+    /// stream, before a later request (a fence) was answered and a quiet period passed.
     NoReply {
         waited: Duration,
         unrelated: Unrelated,
+        /// When the fence sent after the input was answered, counted from the input: the
+        /// server had read past the input by then (see `driver::fence`).
+        fenced: Option<Duration>,
     },
     /// Only an error without an id came (POL-23), or over HTTP a reply with `id: null` in a
     /// response that is not a 4xx rejection (POL-29). It answers the request, but the request's
@@ -158,22 +162,34 @@ impl Reply {
                     None => String::new(),
                 }
             ),
-            Reply::NoReply { waited, unrelated } if unrelated.is_empty() => {
-                format!("no reply within {}", seconds(*waited))
+            Reply::NoReply {
+                waited,
+                unrelated,
+                fenced,
+            } => {
+                let none = match fenced {
+                    Some(_) => format!(
+                        "no reply: the server answered a later request (a fence), so it had read \
+                         the input, and nothing came in the {} ms after",
+                        super::fence::FENCE_GRACE.as_millis()
+                    ),
+                    None => format!("no reply within {}", seconds(*waited)),
+                };
+                if unrelated.is_empty() {
+                    return none;
+                }
+                match &unrelated.wrong_id {
+                    Some(reply) => format!(
+                        "{none}; a reply with the wrong id came instead: {}",
+                        shorten(reply, 120)
+                    ),
+                    None => format!(
+                        "{none} ({} unrelated line(s) instead, first: {})",
+                        unrelated.count,
+                        shorten(&unrelated.first[0], 120)
+                    ),
+                }
             }
-            Reply::NoReply { waited, unrelated } => match &unrelated.wrong_id {
-                Some(reply) => format!(
-                    "no reply within {}; a reply with the wrong id came instead: {}",
-                    seconds(*waited),
-                    shorten(reply, 120)
-                ),
-                None => format!(
-                    "no reply within {} ({} unrelated line(s) instead, first: {})",
-                    seconds(*waited),
-                    unrelated.count,
-                    shorten(&unrelated.first[0], 120)
-                ),
-            },
             Reply::Closed { exit, stderr } => {
                 let mut text = match exit {
                     Some(how) => format!("the server closed its output ({how})"),

@@ -435,3 +435,212 @@ async fn an_id_null_reply_in_a_200_has_the_wrong_id() {
     );
     assert!(peer.rec.null_ids().is_empty());
 }
+
+// Fenced waits (driver/fence.rs): silence after input that may get no answer is judged once
+// the server has answered a later request, not after the whole wait.
+
+/// A server that reads lines in order and answers each one `answer` gives bytes for, after
+/// `delay` (a line it gives nothing for is ignored); `stall_after` lines in, it stops reading.
+fn ordered(
+    answer: impl Fn(&str) -> Vec<u8> + Send + 'static,
+    delay: Duration,
+    stall_after: usize,
+    settings: Settings,
+) -> Peer {
+    let (client_out, server_in) = tokio::io::duplex(1 << 16);
+    let (mut server_out, client_in) = tokio::io::duplex(1 << 16);
+    let task = tokio::spawn(async move {
+        let mut lines = BufReader::new(server_in).lines();
+        let mut read = 0;
+        while let Ok(Some(line)) = lines.next_line().await {
+            read += 1;
+            if read > stall_after {
+                std::future::pending::<()>().await;
+            }
+            let out = answer(&line);
+            if !out.is_empty() {
+                tokio::time::sleep(delay).await;
+                server_out.write_all(&out).await?;
+            }
+        }
+        Ok(())
+    });
+    let transport = LineTransport::new(
+        Box::new(client_out),
+        LineReader::new(Box::new(client_in), 1 << 20),
+        ServerHandle::task(task),
+    );
+    let mut peer = Peer::new(
+        transport,
+        Recorder::default(),
+        1,
+        Era::Modern,
+        Arc::new(settings),
+    );
+    peer.assume_heard();
+    peer
+}
+
+/// Answers well-formed requests with an empty result; silent on anything else (the Python
+/// SDK's way with invalid JSON and invalid Requests).
+fn silent_on_malformed(line: &str) -> Vec<u8> {
+    match serde_json::from_str::<Value>(line) {
+        Ok(m) if m["method"].is_string() && m["jsonrpc"] == "2.0" && m.get("id").is_some() => {
+            reply_to(&m, r#""result":{}"#)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A 2 s wait, as a run's default.
+fn two_seconds() -> Settings {
+    Settings {
+        expect_timeout: Duration::from_secs(2),
+        startup_timeout: Duration::ZERO,
+        ..Settings::default()
+    }
+}
+
+fn fences_sent(peer: &Peer) -> Vec<Value> {
+    peer.rec
+        .entries()
+        .into_iter()
+        .filter_map(|e| match e.event {
+            Event::Send { message }
+                if message["id"]
+                    .as_str()
+                    .is_some_and(|id| id.starts_with("mcpspec-fence-")) =>
+            {
+                Some(message)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn silence_is_judged_once_a_later_request_is_answered_not_after_the_whole_wait() {
+    let mut peer = ordered(
+        silent_on_malformed,
+        Duration::ZERO,
+        usize::MAX,
+        two_seconds(),
+    );
+    let started = Instant::now();
+    peer.send(raw(&br#"{"jsonrpc":"2.0","id":1,"method":42}"#[..]))
+        .await;
+    let reply = peer.expect_next().await;
+    let Reply::NoReply { waited, fenced, .. } = &reply else {
+        panic!("{reply:?}")
+    };
+    // No answer within FENCE_AFTER: a fence; answered at once; FENCE_GRACE more.
+    assert_eq!(*fenced, Some(fence::FENCE_AFTER));
+    assert_eq!(*waited, fence::FENCE_AFTER + fence::FENCE_GRACE);
+    assert_eq!(started.elapsed(), fence::FENCE_AFTER + fence::FENCE_GRACE);
+    assert_eq!(
+        reply.describe(),
+        "no reply: the server answered a later request (a fence), so it had read the input, and \
+         nothing came in the 100 ms after"
+    );
+    // The fence is a modern era's request the server must answer, under an id nothing else uses.
+    let fences = fences_sent(&peer);
+    assert_eq!(fences.len(), 1, "{fences:?}");
+    assert_eq!(fences[0]["method"], "server/discover");
+    // The verdict quotes the timeout, which names the wait that was made.
+    let evidence = peer.rec.evidence().expect("evidence for silence");
+    assert_eq!(
+        evidence.quote,
+        "nothing: waited 100 ms for any reply once the fence was answered"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_server_that_answers_within_the_fence_delay_never_sees_a_fence() {
+    let answer = |line: &str| match serde_json::from_str::<Value>(line) {
+        Ok(m) if m["method"] == 42 => {
+            b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"bad\"}}\n"
+                .to_vec()
+        }
+        _ => silent_on_malformed(line),
+    };
+    let mut peer = ordered(answer, Duration::from_millis(90), usize::MAX, two_seconds());
+    peer.send(raw(&br#"{"jsonrpc":"2.0","id":1,"method":42}"#[..]))
+        .await;
+    let reply = peer.expect_next().await;
+    assert_eq!(reply.error().map(|e| e.code), Some(-32600), "{reply:?}");
+    assert!(fences_sent(&peer).is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_answer_written_just_after_the_fence_s_is_still_the_reply_and_the_fence_is_read() {
+    // Answers the malformed line only after it answered the next request (as a server whose
+    // tasks finish out of order would), 30 ms later.
+    let owed = Arc::new(std::sync::Mutex::new(false));
+    let answer = move |line: &str| {
+        let m: Value = serde_json::from_str(line).unwrap_or(Value::Null);
+        let mut owed = owed.lock().unwrap();
+        if m["method"] == 42 {
+            *owed = true;
+            return Vec::new();
+        }
+        let mut out = silent_on_malformed(line);
+        if std::mem::take(&mut *owed) {
+            out.extend_from_slice(
+                br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"late"}}"#,
+            );
+            out.push(b'\n');
+        }
+        out
+    };
+    let mut peer = ordered(answer, Duration::ZERO, usize::MAX, two_seconds());
+    peer.send(raw(&br#"{"jsonrpc":"2.0","id":1,"method":42}"#[..]))
+        .await;
+    let reply = peer.expect_next().await;
+    assert_eq!(reply.error().map(|e| e.code), Some(-32600), "{reply:?}");
+    assert_eq!(fences_sent(&peer).len(), 1);
+    // The fence's answer was read with it: nothing is left for a later wait.
+    assert!(peer.drain_backlog().is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_fence_without_an_answer_proves_nothing_so_the_whole_wait_is_made() {
+    // Reads the malformed line, then stops reading: the fence is never answered.
+    let mut peer = ordered(silent_on_malformed, Duration::ZERO, 1, two_seconds());
+    peer.send(raw(&br#"{"jsonrpc":"2.0","id":1,"method":42}"#[..]))
+        .await;
+    let reply = peer.expect_next().await;
+    let Reply::NoReply { waited, fenced, .. } = &reply else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(*fenced, None);
+    assert_eq!(*waited, Duration::from_secs(2));
+    assert_eq!(reply.describe(), "no reply within 2 s");
+    let note = peer.rec.entries().into_iter().any(
+        |e| matches!(&e.event, Event::Note { text } if text.starts_with("the fence got no answer")),
+    );
+    assert!(note, "{:?}", peer.rec.entries());
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_invalid_request_awaited_by_id_is_fenced_without_a_late_grace() {
+    let mut peer = ordered(
+        silent_on_malformed,
+        Duration::ZERO,
+        usize::MAX,
+        two_seconds(),
+    );
+    let reply = peer
+        .call_fenced(request("ping").jsonrpc(json!("1.0")))
+        .await;
+    let Reply::NoReply { fenced, waited, .. } = &reply else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(*fenced, Some(fence::FENCE_AFTER));
+    assert_eq!(*waited, fence::FENCE_AFTER + fence::FENCE_GRACE);
+    assert!(peer.rec.lates().is_empty());
+    // A well-formed request is never fenced: `call` waits its reply out, with the late grace.
+    let mut peer = ordered(|_| Vec::new(), Duration::ZERO, usize::MAX, two_seconds());
+    let reply = peer.call(request("ping")).await;
+    assert_eq!(reply.describe(), "no reply within 4 s");
+    assert!(fences_sent(&peer).is_empty());
+}

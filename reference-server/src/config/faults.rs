@@ -39,6 +39,7 @@ faults! {
     ParseErrorWrongCode = "parse-error-wrong-code": "Invalid JSON gets -32600 instead of -32700.",
     ParseErrorIdZero = "parse-error-id-zero": "The -32700 reply carries `\"id\": 0` instead of null.",
     ExitOnParseError = "exit-on-parse-error": "The process exits after invalid JSON.",
+    StallOnParseError = "stall-on-parse-error": "After invalid JSON (unanswered) the process stops reading its input; it stays up.",
     InvalidRequestWrongCode = "invalid-request-wrong-code": "A request object without `method` gets -32603 instead of -32600.",
     AcceptAnyJsonrpcVersion = "accept-any-jsonrpc-version": "A request with `\"jsonrpc\": \"1.0\"` is served.",
     ProcessBatches = "process-batches": "A JSON array is processed element by element (2025-06-18+ and modern).",

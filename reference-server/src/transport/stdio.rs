@@ -76,6 +76,8 @@ where
 enum Flow {
     Continue,
     Exit,
+    /// Read nothing more, stay up (a fault).
+    Stall,
 }
 
 async fn read_loop<L>(conn: Arc<Connection>, chain: Chain, mut lines: L) -> io::Result<()>
@@ -101,8 +103,10 @@ where
             line = lines.next_line() => line?,
         };
         let Some(line) = line else { break };
-        if let Flow::Exit = handle_line(&conn, &chain, line, &mut inflight).await? {
-            return Ok(());
+        match handle_line(&conn, &chain, line, &mut inflight).await? {
+            Flow::Continue => {}
+            Flow::Exit => return Ok(()),
+            Flow::Stall => std::future::pending::<()>().await,
         }
     }
     // Input EOF: let in-flight work finish briefly, then stop (STDIO-6).
@@ -204,6 +208,9 @@ async fn run_and_send(conn: Arc<Connection>, chain: Chain, ctx: crate::engine::m
 /// Invalid JSON: -32700 with id null (RPC-5, POL-3), faults aside.
 fn parse_error(conn: &Connection, detail: &dyn std::fmt::Display) -> Flow {
     tracing::debug!(%detail, "parse error");
+    if conn.has(Fault::StallOnParseError) {
+        return Flow::Stall;
+    }
     if !conn.has(Fault::ParseErrorSilent) {
         let code = if conn.has(Fault::ParseErrorWrongCode) {
             code::INVALID_REQUEST

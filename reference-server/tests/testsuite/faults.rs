@@ -35,6 +35,7 @@ async fn demonstrate(fault: Fault) {
         | Fault::ParseErrorWrongCode
         | Fault::ParseErrorIdZero
         | Fault::ExitOnParseError
+        | Fault::StallOnParseError
         | Fault::InvalidRequestWrongCode
         | Fault::AcceptAnyJsonrpcVersion
         | Fault::ProcessBatches
@@ -459,6 +460,13 @@ async fn demonstrate_jsonrpc(fault: Fault) {
             let mut c = start(config(f));
             c.send_raw("{oops").await;
             assert_eq!(error_code(&c.recv().await), -32600);
+        }
+        Fault::StallOnParseError => {
+            // Nothing for the invalid JSON, and a request after it is never read.
+            let mut c = start(config(f));
+            c.send_raw("{oops").await;
+            c.send(modern(2, "tools/list", json!({}))).await;
+            c.expect_silence().await;
         }
         Fault::ParseErrorIdZero => {
             let mut c = start(config(f));
