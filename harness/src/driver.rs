@@ -625,6 +625,19 @@ impl Peer {
         Reply::IdLess { frame, awaited }
     }
 
+    /// An error without an id came, and nothing else, instead of the reply to `id`: taken as
+    /// its reply, whose id is wrong (POL-23).
+    fn idless_reply(&self, frame: Frame, id: &Value) -> Reply {
+        self.note(format!(
+            "an error without an id came instead of the reply to id {id}: taken as its reply \
+             (POL-23)"
+        ));
+        Reply::IdLess {
+            frame,
+            awaited: id.clone(),
+        }
+    }
+
     async fn await_reply(&mut self, id: &Value, wait: Duration) -> Reply {
         let asked = wait;
         let wait = self.allow_startup(wait);
@@ -674,14 +687,7 @@ impl Peer {
                 }
                 Incoming::TimedOut => {
                     if let Some(frame) = idless {
-                        self.note(format!(
-                            "an error without an id came instead of the reply to id {id}: taken as \
-                             its reply (POL-23)"
-                        ));
-                        return Reply::IdLess {
-                            frame,
-                            awaited: id.clone(),
-                        };
+                        return self.idless_reply(frame, id);
                     }
                     if grace.is_none() {
                         let g = self.late_grace();

@@ -7,7 +7,7 @@
 //! same in every run. `--jobs` only
 //! decides how many groups (and fresh checks) run at once; timing decides nothing.
 //!
-//! A check whose traffic leaves its process unfit for the next ([`ENDS_ITS_PROCESS`]) runs
+//! A check whose traffic leaves its process unfit for the next ([`ends_its_process`]) runs
 //! last in its group, so the group does not start another process after it; those checks are
 //! dealt out in turn too, one to a group where there are enough groups.
 //!
@@ -25,13 +25,9 @@ use crate::outcome::Era;
 /// catalogue this gives four or five groups, so two to four jobs all have a group to run.
 pub const GROUP_CHECKS: usize = 24;
 
-/// Shared checks whose traffic leaves the process unfit for a later check, whatever the server
-/// does right: a listen stream left open (its request is answered only when the stream ends),
-/// a request cancelled in flight (its answer may still come), `initialize` on a modern process
-/// (the connection becomes a legacy session), a request many servers never answer (`jsonrpc`
-/// "1.0"). The pool retires such a process after the check (POL-21), so each runs last in its
-/// group.
-pub const ENDS_ITS_PROCESS: &[&str] = &[
+/// The checks that open a listen stream: its request is answered only when the stream ends,
+/// so the process is unfit for a later check.
+pub const LISTENING: &[&str] = &[
     "subscriptions/listen/acknowledged-first",
     "subscriptions/listen/ack-carries-listen-id",
     "subscriptions/stream/tagged-with-listen-id",
@@ -39,10 +35,23 @@ pub const ENDS_ITS_PROCESS: &[&str] = &[
     "subscriptions/stream/no-log-messages",
     "subscriptions/list-changed/delivered",
     "subscriptions/cancel/stream-stops",
+];
+
+/// The other shared checks whose traffic leaves the process unfit for a later check, whatever
+/// the server does right: a request cancelled in flight (its answer may still come),
+/// `initialize` on a modern process (the connection becomes a legacy session), a request many
+/// servers never answer (`jsonrpc` "1.0").
+const ALSO_ENDS_ITS_PROCESS: &[&str] = &[
     "cancellation/in-flight/no-reply",
     "modern/removed-methods/initialize-with-envelope",
     "jsonrpc/invalid-request/wrong-jsonrpc-version",
 ];
+
+/// Whether `check` leaves its process unfit for the next ([`LISTENING`] and the few others):
+/// the pool retires such a process after the check (POL-21), so each runs last in its group.
+pub fn ends_its_process(check: &str) -> bool {
+    LISTENING.contains(&check) || ALSO_ENDS_ITS_PROCESS.contains(&check)
+}
 
 /// Which shared checks share processes, and in what order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -98,9 +107,8 @@ impl Plan {
             checks: Vec::new(),
             alone: false,
         }));
-        let (enders, other): (Vec<&Check>, Vec<&Check>) = other
-            .into_iter()
-            .partition(|c| ENDS_ITS_PROCESS.contains(&c.id));
+        let (enders, other): (Vec<&Check>, Vec<&Check>) =
+            other.into_iter().partition(|c| ends_its_process(c.id));
         for (i, c) in other.iter().enumerate() {
             groups[first + i % dealt].checks.push(c.id);
         }
@@ -198,7 +206,7 @@ mod tests {
             let order: Vec<_> = group
                 .checks
                 .iter()
-                .map(|c| (ENDS_ITS_PROCESS.contains(c), position(c)))
+                .map(|c| (ends_its_process(c), position(c)))
                 .collect();
             assert!(
                 order.is_sorted(),
@@ -231,7 +239,7 @@ mod tests {
     #[test]
     fn checks_that_end_their_process_are_shared_checks_spread_one_to_a_group() {
         let checks = crate::catalogue::all();
-        for id in ENDS_ITS_PROCESS {
+        for id in LISTENING.iter().chain(ALSO_ENDS_ITS_PROCESS) {
             let check =
                 crate::catalogue::by_id(id).unwrap_or_else(|| panic!("{id}: no such check"));
             assert!(check.isolation.is_shared(), "{id} is not a shared check");
@@ -242,13 +250,9 @@ mod tests {
                 .iter()
                 .all(|c| crate::catalogue::by_id(c).is_some_and(|c| c.era != Era::Legacy))
         });
-        let most = ENDS_ITS_PROCESS.len().div_ceil(modern.clone().count());
+        let most = (LISTENING.len() + ALSO_ENDS_ITS_PROCESS.len()).div_ceil(modern.clone().count());
         for group in modern {
-            let enders = group
-                .checks
-                .iter()
-                .filter(|c| ENDS_ITS_PROCESS.contains(c))
-                .count();
+            let enders = group.checks.iter().filter(|c| ends_its_process(c)).count();
             assert!(enders <= most, "{enders} enders in {group:?}");
         }
     }

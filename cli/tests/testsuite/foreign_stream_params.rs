@@ -14,16 +14,9 @@ use std::collections::BTreeMap;
 use mcpspec::{Kind, RunReport};
 use mcpspec_harness::catalogue;
 
-/// Every check that opens a listen stream (so receives the acknowledgement).
-const LISTENING: &[&str] = &[
-    "subscriptions/listen/acknowledged-first",
-    "subscriptions/listen/ack-carries-listen-id",
-    "subscriptions/stream/tagged-with-listen-id",
-    "subscriptions/filter/only-requested-types",
-    "subscriptions/stream/no-log-messages",
-    "subscriptions/list-changed/delivered",
-    "subscriptions/cancel/stream-stops",
-];
+// Every check that opens a listen stream (so receives the acknowledgement): the plan's list,
+// which runs them last in their groups.
+use mcpspec_harness::plan::LISTENING;
 
 /// The listening checks that also fire a list change (so receive `list_changed`).
 const TRIGGERING: &[&str] = &[

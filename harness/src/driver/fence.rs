@@ -154,14 +154,7 @@ impl Peer {
                 }
                 Incoming::TimedOut => {
                     if let (Some(frame), Awaited::Id(id)) = (idless.take(), awaited) {
-                        self.note(format!(
-                            "an error without an id came instead of the reply to id {id}: taken as \
-                             its reply (POL-23)"
-                        ));
-                        break Reply::IdLess {
-                            frame,
-                            awaited: id.clone(),
-                        };
+                        break self.idless_reply(frame, id);
                     }
                     let fenced = fence.as_ref().and_then(|fc| fc.answered);
                     if let (None, None, Awaited::Id(_)) = (fenced, grace, awaited) {
