@@ -7,13 +7,14 @@
 //! calls and results into output and an exit code: `run.rs` owns `mcpspec run`, `negotiate.rs` the matrix, `listing.rs` `list`
 //! and `coverage`, `report.rs` `report`, `explain.rs` `explain` and `baseline`, `fuzz.rs`
 //! `fuzz` and the replay of a fuzz reproducer, `replay.rs` the replay of a transcript,
-//! `auth.rs` `auth`, `client.rs` `mcpspec client`.
+//! `auth.rs` `auth`, `client.rs` `mcpspec client`, `matrix.rs` `mcpspec matrix`.
 
 mod auth;
 mod client;
 mod explain;
 mod fuzz;
 mod listing;
+pub mod matrix;
 mod negotiate;
 mod replay;
 mod report;
@@ -78,6 +79,9 @@ enum Command {
     Auth(self::auth::AuthCommand),
     /// Test an MCP client: run it against scripted peers (`-- CLIENT…`), fuzz it, replay.
     Client(Box<self::client::ClientArgs>),
+    /// Many servers and clients, each at several revisions, on one comparison page with the
+    /// tier each earns (POL-35); `merge` builds the page from the records of several machines.
+    Matrix(Box<self::matrix::MatrixArgs>),
 }
 
 /// `mcpspec`: parses the command line and runs the subcommand; what the binary's `main` calls.
@@ -99,6 +103,7 @@ pub fn main() -> ExitCode {
         Command::Auth(args) => ExitCode::from(self::auth::main(args)),
         Command::Coverage(args) => ExitCode::from(self::listing::coverage(args)),
         Command::Client(args) => ExitCode::from(self::client::run(*args)),
+        Command::Matrix(args) => ExitCode::from(self::matrix::main(*args)),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "mcpspec", &mut out);

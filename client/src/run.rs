@@ -141,6 +141,7 @@ pub async fn run(
         negotiation_matrix: None,
         instances: None,
         client: Some(ClientRun { scenarios }),
+        revision: None,
     };
     // A client that could not be started in any scenario fails the run as a server that never
     // started does: exit 3, with the reason.

@@ -14,7 +14,7 @@ pub mod http;
 mod lines;
 mod process;
 mod sent;
-pub use process::wait_group_gone;
+pub use process::{kill_group, wait_group_gone};
 pub use sent::SentLog;
 
 use std::time::Duration;

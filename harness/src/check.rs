@@ -271,11 +271,37 @@ pub struct CheckOptions {
     /// `--max-items`: the most items of one list the feature-surface checks read, get or
     /// complete (POL-31).
     pub max_items: usize,
+    /// `--revision`: the one revision this run judges (a known one, see
+    /// [`mcpspec_core::protocol::version::ALL`]). A check of the other era is skipped, and the
+    /// legacy handshake asks for this revision; `None` judges every era, the handshake asking
+    /// for the newest legacy revision.
+    pub revision: Option<&'static str>,
 }
 
 impl CheckOptions {
     /// The default `--max-items` (POL-31).
     pub const DEFAULT_MAX_ITEMS: usize = 50;
+
+    /// The version a legacy `initialize` asks for: the run's revision when it is a legacy one,
+    /// else the newest legacy revision.
+    pub fn legacy_revision(&self) -> &'static str {
+        use mcpspec_core::protocol::version;
+        match self.revision {
+            Some(r) if version::LEGACY.contains(&r) => r,
+            _ => version::LATEST_LEGACY,
+        }
+    }
+
+    /// The era the run's `--revision` belongs to, when one was given.
+    pub fn revision_era(&self) -> Option<Era> {
+        self.revision.map(|r| {
+            if mcpspec_core::protocol::version::LEGACY.contains(&r) {
+                Era::Legacy
+            } else {
+                Era::Modern
+            }
+        })
+    }
 }
 
 impl Default for CheckOptions {
@@ -284,6 +310,7 @@ impl Default for CheckOptions {
             allowed_tools: Vec::new(),
             probe_profile: false,
             max_items: Self::DEFAULT_MAX_ITEMS,
+            revision: None,
         }
     }
 }
@@ -657,6 +684,9 @@ impl Scenario {
     /// The era a [`Need::AnyEra`] check speaks: modern when the server serves it, else legacy
     /// (POL-28).
     pub fn any_era(&self) -> Era {
+        if let Some(era) = self.options.revision_era() {
+            return era;
+        }
         if !self.facts.modern() && self.facts.legacy() {
             Era::Legacy
         } else {
@@ -674,9 +704,10 @@ impl Scenario {
         if self.any_era() == Era::Modern {
             return self.connect().await;
         }
-        // The newest legacy version asked for: the server answers with the one it negotiates
-        // (the probe's), and the session is the one the `legacy/*` checks share.
-        let version = mcpspec_core::protocol::version::LATEST_LEGACY;
+        // The run's legacy version asked for (the newest without `--revision`): the server
+        // answers with the one it negotiates (the probe's), and the session is the one the
+        // `legacy/*` checks share.
+        let version = self.options.legacy_revision();
         let (peer, reply, _) = self.session(version).await?;
         if reply.result().is_none() {
             return Err(Outcome::error(format!(

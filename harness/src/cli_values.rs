@@ -78,6 +78,18 @@ pub fn max_items() -> RangedU64ValueParser<usize> {
     RangedU64ValueParser::<usize>::new().range(1..=MAX_ITEMS as u64)
 }
 
+/// `--revision`: a revision mcpspec knows (`mcpspec_core::protocol::version::ALL`), as the
+/// catalogue spells it.
+pub fn revision(text: &str) -> Result<&'static str, String> {
+    let known = mcpspec_core::protocol::version::ALL;
+    known.iter().copied().find(|v| *v == text).ok_or_else(|| {
+        format!(
+            "`{text}` is not a revision mcpspec knows (one of {})",
+            known.join(", ")
+        )
+    })
+}
+
 /// `--jobs`: 1 to [`MAX_JOBS`].
 pub fn jobs() -> RangedU64ValueParser<usize> {
     RangedU64ValueParser::<usize>::new().range(1..=MAX_JOBS)

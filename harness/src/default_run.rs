@@ -92,6 +92,7 @@ pub async fn run_both(
     let (stdio, http, instances) = (stdio?, http?, instances?);
     let ran_across = instances.is_some();
     let mut report = merge(&stdio_target, checks, [stdio, instances], http, started);
+    report.revision = options.checks.revision.map(str::to_owned);
     if ran_across {
         report.instances = Some(copies);
     }

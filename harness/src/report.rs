@@ -156,11 +156,17 @@ pub struct ReplayHints {
     /// `--max-items`, when not the default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_items: Option<usize>,
+    /// `--revision`, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
 }
 
 impl ReplayHints {
     pub fn is_empty(&self) -> bool {
-        self.allow_tool.is_empty() && !self.probe_profile && self.max_items.is_none()
+        self.allow_tool.is_empty()
+            && !self.probe_profile
+            && self.max_items.is_none()
+            && self.revision.is_none()
     }
 }
 
@@ -345,6 +351,9 @@ pub struct RunReport {
     /// and each scenario it ran is listed with how the client ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<ClientRun>,
+    /// The one revision the run judged (`--revision`), when one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
 }
 
 /// The scenarios of an `mcpspec client` run.
@@ -435,6 +444,7 @@ impl RunReport {
             negotiation_matrix: None,
             instances: None,
             client: None,
+            revision: None,
         };
         report.summarize();
         report

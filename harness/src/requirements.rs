@@ -19,6 +19,35 @@ pub struct Requirement {
     pub level: String,
     pub text: String,
     pub source: String,
+    /// The only revisions it applies at, when its era says too much (`RPC-10`: 2025-03-26).
+    #[serde(default)]
+    pub revisions: Vec<String>,
+    /// The oldest revision at which it is a MUST, when its level changed between revisions.
+    #[serde(default)]
+    pub must_since: Option<String>,
+}
+
+impl Requirement {
+    /// Whether it applies at `revision`: by its era (`legacy` at the handshake revisions,
+    /// `modern` at the others, `all` at each), narrowed by `revisions` when given.
+    pub fn applies_at(&self, revision: &str) -> bool {
+        let handshake = mcpspec_core::protocol::version::LEGACY.contains(&revision);
+        let by_era = match self.era.as_str() {
+            "modern" => !handshake,
+            "legacy" => handshake,
+            _ => true,
+        };
+        by_era && (self.revisions.is_empty() || self.revisions.iter().any(|r| r == revision))
+    }
+
+    /// Whether it is a MUST (or MUST NOT) at `revision`. Revisions are dates, so they compare
+    /// as text.
+    pub fn is_must_at(&self, revision: &str) -> bool {
+        match &self.must_since {
+            Some(since) => revision >= since.as_str(),
+            None => self.level.trim_start().starts_with("MUST"),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -144,6 +173,10 @@ pub const POLICIES: &[(&str, &str)] = &[
     ("POL-32", "repeated header fields: the same value twice"),
     ("POL-33", "host and origin: the MUST is about Origin"),
     ("POL-34", "what a client was never asked to do is skipped"),
+    (
+        "POL-35",
+        "tiers: scored per role and per revision, from verdicts alone",
+    ),
 ];
 
 /// Whether `id` names a requirement or a policy.
@@ -162,6 +195,36 @@ mod tests {
         assert_eq!(client_catalogue().len(), 10);
         assert!(requirement("CLI-2").is_some_and(|r| r.text.contains("server/discover")));
         assert!(requirement("RPC-5").is_some_and(|r| r.text.contains("-32700")));
+    }
+
+    #[test]
+    fn a_requirement_applies_and_binds_by_revision() {
+        let req = |id: &str| requirement(id).expect("in the catalogue");
+        assert!(req("DISC-3").applies_at("2026-07-28"));
+        assert!(!req("DISC-3").applies_at("2025-11-25"));
+        assert!(req("LEG-1").applies_at("2024-11-05") && !req("LEG-1").applies_at("2026-07-28"));
+        assert!(req("RPC-1").applies_at("2024-11-05") && req("RPC-1").applies_at("2026-07-28"));
+        // Batches: 2025-03-26 only.
+        assert!(req("RPC-10").applies_at("2025-03-26"));
+        assert!(!req("RPC-10").applies_at("2025-06-18"));
+        // Structured output: from 2025-06-18.
+        assert!(!req("SCHEMA-3").applies_at("2025-03-26"));
+        assert!(req("SCHEMA-3").applies_at("2026-07-28"));
+        // Tool schemas: a SHOULD before 2025-11-25, a MUST from it.
+        assert!(!req("SCHEMA-2").is_must_at("2025-06-18"));
+        assert!(req("SCHEMA-2").is_must_at("2025-11-25"));
+        assert!(req("RPC-8").is_must_at("2026-07-28"), "MUST NOT is a MUST");
+        assert!(!req("META-5").is_must_at("2026-07-28"), "a SHOULD");
+        // Every revision named in the file is one mcpspec knows.
+        for r in catalogue().values().chain(client_catalogue().values()) {
+            for rev in r.revisions.iter().chain(&r.must_since) {
+                assert!(
+                    mcpspec_core::protocol::version::ALL.contains(&rev.as_str()),
+                    "{}: {rev}",
+                    r.id
+                );
+            }
+        }
     }
 
     #[test]

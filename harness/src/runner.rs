@@ -97,10 +97,11 @@ pub fn runs_by_flags(check: &Check, target: &Target, options: &RunOptions) -> bo
         Some(ReplicaSpec::Urls(urls)) => urls.len(),
         None => 1,
     };
-    check
-        .needs
-        .iter()
-        .all(|need| unmet(need, target, None, &options.checks, instances).is_none())
+    outside_revision(check, &options.checks, None).is_none()
+        && check
+            .needs
+            .iter()
+            .all(|need| unmet(need, target, None, &options.checks, instances).is_none())
 }
 
 /// Runs `checks` against `target`. Fails only if the target cannot be started at all.
@@ -181,7 +182,13 @@ async fn run_counted(
     let target = Arc::new(target);
     let settings = Arc::new(options.settings.clone());
     crate::preflight::preflight(&target, settings.max_message).await?;
-    let facts = probe(&target, &settings, options.jobs).await?;
+    let facts = probe(
+        &target,
+        &settings,
+        options.jobs,
+        options.checks.legacy_revision(),
+    )
+    .await?;
     // Every server started so far was the probe's (first contact, the era probes, instances).
     let probe_started = counter.count();
     if let Some(what) = &facts.never_mcp {
@@ -207,6 +214,7 @@ async fn run_counted(
             started.elapsed(),
         );
         report.target_failure = Some(reason);
+        report.revision = options.checks.revision.map(str::to_owned);
         return Ok(report);
     }
     let facts = Arc::new(facts);
@@ -369,6 +377,7 @@ async fn run_counted(
         results,
         started.elapsed(),
     );
+    report.revision = options.checks.revision.map(str::to_owned);
     let counts = processes.counts();
     let mut by_reason = counts.by_reason;
     // Started ahead of need and never taken: the cost of starting early, shown.
@@ -549,10 +558,67 @@ fn unmet_need(
     options: &CheckOptions,
     instances: usize,
 ) -> Option<String> {
-    check
-        .needs
-        .iter()
-        .find_map(|need| unmet(need, target, Some(facts), options, instances))
+    outside_revision(check, options, Some(facts)).or_else(|| {
+        check
+            .needs
+            .iter()
+            .find_map(|need| unmet(need, target, Some(facts), options, instances))
+    })
+}
+
+/// Why `check` does not judge the run's `--revision`, if it does not: a check of the other era,
+/// or one that speaks the era of a revision the server does not serve. Without `facts` (the
+/// plan, before the probe) only the era is judged.
+fn outside_revision(
+    check: &Check,
+    options: &CheckOptions,
+    facts: Option<&Facts>,
+) -> Option<String> {
+    use crate::outcome::Era;
+    use mcpspec_core::protocol::version;
+    let revision = options.revision?;
+    let run_era = options.revision_era()?;
+    match (check.era, run_era) {
+        (Era::Modern, Era::Legacy) => {
+            return Some(format!(
+                "the run judges revision {revision} (--revision); this check judges {}",
+                version::MODERN
+            ));
+        }
+        (Era::Legacy, Era::Modern) => {
+            return Some(format!(
+                "the run judges revision {revision} (--revision); this check judges the \
+                 handshake revisions"
+            ));
+        }
+        _ => {}
+    }
+    let facts = facts?;
+    // Which era the check speaks at this revision: its own, or the run's for an any-era one.
+    let speaks = match check.era {
+        Era::Any if check.needs.contains(&Need::AnyEra) => run_era,
+        Era::Any => return None,
+        era => era,
+    };
+    match speaks {
+        Era::Modern if !facts.modern() => Some(format!(
+            "the server does not serve {revision} (server/discover got {})",
+            facts.discover_seen
+        )),
+        Era::Legacy if facts.no_legacy() => Some(format!(
+            "the server does not serve {revision}: it serves no legacy revision (initialize got \
+             {})",
+            facts.initialize_seen
+        )),
+        Era::Legacy => match facts.legacy_version() {
+            Some(v) if v != revision => Some(format!(
+                "the server does not serve {revision}: initialize asking for it was answered \
+                 with protocolVersion {v}"
+            )),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Why `need` is not met, if it is not. Without `facts` (the plan, before the probe) only what

@@ -80,6 +80,11 @@ pub fn run(args: &ReplayArgs) -> u8 {
                 .replay
                 .max_items
                 .unwrap_or(CheckOptions::DEFAULT_MAX_ITEMS),
+            revision: stored
+                .replay
+                .revision
+                .as_deref()
+                .and_then(|r| mcpspec_harness::cli_values::revision(r).ok()),
         },
         jobs: 1,
         lease,

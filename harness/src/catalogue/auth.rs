@@ -278,7 +278,7 @@ fn first_request(s: &Scenario) -> Request {
         let body = json!({
             "jsonrpc": "2.0", "id": 1, "method": method::INITIALIZE,
             "params": {
-                "protocolVersion": version::LATEST_LEGACY, "capabilities": {},
+                "protocolVersion": s.options().legacy_revision(), "capabilities": {},
                 "clientInfo": {"name": "mcpspec", "version": env!("CARGO_PKG_VERSION")},
             }
         });

@@ -108,7 +108,12 @@ pub enum Detection {
 
 /// Runs the detection on a fresh legacy connection; `client_name` goes into `clientInfo`
 /// (the probe profile uses `mcpspec-probe-deadlock` to ask for the deadlock on purpose).
-pub async fn detect(peer: &mut Peer, client_name: &str, startup: Option<Duration>) -> Detection {
+pub async fn detect(
+    peer: &mut Peer,
+    client_name: &str,
+    version: &str,
+    startup: Option<Duration>,
+) -> Detection {
     let t = peer.settings().expect_timeout;
     // The detection tells slow from stalled with its own pings and windows (the readiness one
     // adapts to the measured start-up): no late-reply grace on top, so each verdict keeps its
@@ -134,7 +139,7 @@ pub async fn detect(peer: &mut Peer, client_name: &str, startup: Option<Duration
         }
     }
     let seen_before = peer.server_request_count();
-    let reply = initialize(peer, version::LATEST_LEGACY, client_name).await;
+    let reply = initialize(peer, version, client_name).await;
     match &reply {
         Reply::Frame(_) | Reply::Late { .. } => return Detection::Answered(reply),
         Reply::Closed { .. } => {
@@ -185,7 +190,8 @@ async fn answers(s: &mut Scenario) -> Verdict {
     // Spawned now, not a warm spare: the readiness window times the start.
     let mut peer = s.connect_spawned(Era::Legacy).await?;
     let startup = s.facts().startup;
-    Ok(match detect(&mut peer, "mcpspec", startup).await {
+    let version = s.options().legacy_revision();
+    Ok(match detect(&mut peer, "mcpspec", version, startup).await {
         Detection::Answered(r) if r.result().is_some() => {
             Outcome::pass("initialize answered; the reader stayed alive")
         }

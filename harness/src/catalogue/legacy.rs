@@ -191,7 +191,7 @@ fn offered(result: &Value) -> Option<&str> {
 }
 
 async fn result_shape(s: &mut Scenario) -> Verdict {
-    let (_peer, reply, _) = s.session(version::LATEST_LEGACY).await?;
+    let (_peer, reply, _) = s.session(s.options().legacy_revision()).await?;
     let result = reply.expect_result("initialize")?;
     let mut problems = Problems::new();
     if offered(result).is_none() {
@@ -214,12 +214,12 @@ async fn result_shape(s: &mut Scenario) -> Verdict {
 }
 
 async fn echoes_supported_version(s: &mut Scenario) -> Verdict {
-    let (first, reply, _) = s.session(version::LATEST_LEGACY).await?;
+    let (first, reply, _) = s.session(s.options().legacy_revision()).await?;
     let v = offered(reply.expect_result("initialize")?)
         .unwrap_or_default()
         .to_owned();
     drop(first);
-    if v == version::LATEST_LEGACY {
+    if v == s.options().legacy_revision() {
         return Ok(Outcome::pass(format!(
             "{v}, asked for, was echoed (the session's handshake)"
         )));
@@ -280,7 +280,7 @@ async fn stray_frames(peer: &mut Peer) -> Vec<String> {
 }
 
 async fn initialized_not_answered(s: &mut Scenario) -> Verdict {
-    let (_peer, reply, session) = s.session(version::LATEST_LEGACY).await?;
+    let (_peer, reply, session) = s.session(s.options().legacy_revision()).await?;
     reply.expect_result("initialize")?;
     // The session's handshake sent `initialized`, then a ping whose round trip orders any reply
     // to it before the ping's.
@@ -294,7 +294,7 @@ async fn initialized_not_answered(s: &mut Scenario) -> Verdict {
 }
 
 async fn no_requests_before_initialized(s: &mut Scenario) -> Verdict {
-    let (_peer, reply, session) = s.session(version::LATEST_LEGACY).await?;
+    let (_peer, reply, session) = s.session(s.options().legacy_revision()).await?;
     reply.expect_result("initialize")?;
     // The session's handshake waited a quiet period after the result before `initialized`.
     Ok(match session.early_requests.first() {
@@ -348,7 +348,7 @@ async fn requests_before_initialize(s: &mut Scenario) -> Verdict {
 }
 
 async fn capabilities_respected(s: &mut Scenario) -> Verdict {
-    let (mut peer, result) = handshake(s, version::LATEST_LEGACY).await?;
+    let (mut peer, result) = handshake(s, s.options().legacy_revision()).await?;
     let announced = result.pointer("/capabilities/resources/subscribe") == Some(&json!(true));
     let listed = peer.call(request(method::RESOURCES_LIST)).await;
     let uri = listed
@@ -385,7 +385,7 @@ async fn capabilities_respected(s: &mut Scenario) -> Verdict {
 }
 
 async fn ping(s: &mut Scenario) -> Verdict {
-    let (mut peer, _) = handshake(s, version::LATEST_LEGACY).await?;
+    let (mut peer, _) = handshake(s, s.options().legacy_revision()).await?;
     let reply = peer.call(request(method::PING)).await;
     let result = reply.expect_result("ping")?;
     Ok(
@@ -401,7 +401,7 @@ async fn ping(s: &mut Scenario) -> Verdict {
 }
 
 async fn invalid_cancellation_ignored(s: &mut Scenario) -> Verdict {
-    let (mut peer, _) = handshake(s, version::LATEST_LEGACY).await?;
+    let (mut peer, _) = handshake(s, s.options().legacy_revision()).await?;
     peer.send(notification(method::CANCELLED).param("requestId", json!("mcpspec-never-sent")))
         .await;
     let reply = peer.call(request(method::PING)).await;
@@ -417,7 +417,7 @@ async fn invalid_cancellation_ignored(s: &mut Scenario) -> Verdict {
 }
 
 async fn server_request_ids_unique(s: &mut Scenario) -> Verdict {
-    let (mut peer, reply, session) = s.session(version::LATEST_LEGACY).await?;
+    let (mut peer, reply, session) = s.session(s.options().legacy_revision()).await?;
     reply.expect_result("initialize")?;
     peer.call(request(method::PING)).await;
     let _ = peer.expect_silence().await;
@@ -446,6 +446,11 @@ async fn server_request_ids_unique(s: &mut Scenario) -> Verdict {
 
 async fn batch_accepted_2025_03_26(s: &mut Scenario) -> Verdict {
     const V: &str = "2025-03-26";
+    if let Some(revision) = s.options().revision.filter(|r| *r != V) {
+        return Ok(Outcome::skipped(format!(
+            "judges {V}; the run judges revision {revision} (--revision)"
+        )));
+    }
     let (mut peer, result) = handshake(s, V).await?;
     if offered(&result) != Some(V) {
         return Ok(Outcome::skipped(format!(
@@ -531,7 +536,7 @@ async fn batch_accepted_2025_03_26(s: &mut Scenario) -> Verdict {
 }
 
 async fn batch_rejected_after_2025_03_26(s: &mut Scenario) -> Verdict {
-    let (mut peer, result) = handshake(s, version::LATEST_LEGACY).await?;
+    let (mut peer, result) = handshake(s, s.options().legacy_revision()).await?;
     match offered(&result) {
         Some("2024-11-05" | "2025-03-26") | None => {
             return Ok(Outcome::skipped(
@@ -563,7 +568,7 @@ async fn batch_rejected_after_2025_03_26(s: &mut Scenario) -> Verdict {
 
 async fn modern_only_names_versions(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect_as(Era::Legacy).await?;
-    let reply = initialize(&mut peer, version::LATEST_LEGACY, "mcpspec").await;
+    let reply = initialize(&mut peer, s.options().legacy_revision(), "mcpspec").await;
     let e = reply.expect_error("initialize on a modern-only server")?;
     let supported = e
         .data

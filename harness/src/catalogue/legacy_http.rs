@@ -93,7 +93,7 @@ fn legacy_post(body: Value, session: Option<&str>, version_header: Option<&str>)
 /// `initialize` at the latest legacy version; returns the session id (if any) and the version.
 async fn legacy_session(s: &Scenario) -> Result<(Option<String>, String), Outcome> {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method::INITIALIZE, "params": {
-        "protocolVersion": version::LATEST_LEGACY, "capabilities": {},
+        "protocolVersion": s.options().legacy_revision(), "capabilities": {},
         "clientInfo": {"name": "mcpspec", "version": env!("CARGO_PKG_VERSION")}}});
     let a = post(s, &legacy_post(body, None, None)).await?;
     let v = a

@@ -390,7 +390,7 @@ async fn observe_modern(s: &mut Scenario) -> Verdict {
 
 async fn observe_initialize(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect_as(Era::Legacy).await?;
-    let reply = initialize(&mut peer, version::LATEST_LEGACY, names::CLIENT).await;
+    let reply = initialize(&mut peer, s.options().legacy_revision(), names::CLIENT).await;
     reply.expect_result("initialize")?;
     let initialize_id = reply.frame().and_then(|f| f.raw_id().cloned());
     peer.send(notification(method::INITIALIZED)).await;
@@ -534,7 +534,7 @@ async fn rewrite_initialize(s: &mut Scenario) -> Verdict {
         .call(
             request(method::INITIALIZE)
                 .bare()
-                .param("protocolVersion", json!(version::LATEST_LEGACY))
+                .param("protocolVersion", json!(s.options().legacy_revision()))
                 .param("capabilities", json!({}))
                 .param(
                     "clientInfo",
@@ -633,7 +633,7 @@ async fn notification_discarded(s: &mut Scenario) -> Verdict {
 
 async fn veto_then_success(s: &mut Scenario) -> Verdict {
     let mut peer = s.connect_as(Era::Legacy).await?;
-    let vetoed = initialize(&mut peer, version::LATEST_LEGACY, VETO_CLIENT).await;
+    let vetoed = initialize(&mut peer, s.options().legacy_revision(), VETO_CLIENT).await;
     let Some(error) = vetoed.error() else {
         return Ok(Outcome::fail(format!(
             "`initialize` from {VETO_CLIENT} should be refused by the probe, got {}",
@@ -649,7 +649,7 @@ async fn veto_then_success(s: &mut Scenario) -> Verdict {
             before.describe()
         )));
     }
-    let again = initialize(&mut peer, version::LATEST_LEGACY, names::CLIENT).await;
+    let again = initialize(&mut peer, s.options().legacy_revision(), names::CLIENT).await;
     if again.result().is_none() {
         return Ok(Outcome::fail(format!(
             "after the vetoed initialize, a normal `initialize` got {}",
@@ -677,8 +677,9 @@ async fn deadlock_detected(s: &mut Scenario) -> Verdict {
     // The server's start-up is not what this check is about: a first `ping` gets the start-up
     // allowance, so the detection's own pre-initialize ping (3 s) meets a running server.
     let _ = peer.call(request(method::PING)).await;
+    let version = s.options().legacy_revision();
     Ok(
-        match deadlock::detect(&mut peer, DEADLOCK_CLIENT, s.facts().startup).await {
+        match deadlock::detect(&mut peer, DEADLOCK_CLIENT, version, s.facts().startup).await {
             Detection::Deadlock(m) => Outcome::pass(format!(
                 "the documented inline-initialize deadlock was detected: {m}"
             )),

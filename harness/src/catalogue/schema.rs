@@ -149,12 +149,12 @@ async fn discover(s: &mut Scenario) -> Verdict {
 async fn initialize(s: &mut Scenario) -> Verdict {
     // The handshake of the legacy session this check shares (POL-21): the newest legacy
     // version asked for, which the server answers with the one it negotiates.
-    let (_peer, reply, _) = s.session(version::LATEST_LEGACY).await?;
+    let (_peer, reply, _) = s.session(s.options().legacy_revision()).await?;
     let result = reply.expect_result("`initialize`")?;
     let negotiated = result
         .get("protocolVersion")
         .and_then(Value::as_str)
-        .unwrap_or(version::LATEST_LEGACY)
+        .unwrap_or(s.options().legacy_revision())
         .to_owned();
     Ok(judged(
         s,

@@ -41,8 +41,8 @@ const SCRIPT: &str = include_str!("html/report.js");
 /// A message whose pretty form is longer than this many lines is folded (a click opens it).
 const FOLD_LINES: usize = 24;
 
-/// The outcome kinds in the order the filters show them.
-const FILTER_ORDER: [Kind; 6] = [
+/// The outcome kinds in the order the filters show them (the matrix page's too).
+pub const FILTER_ORDER: [Kind; 6] = [
     Kind::Fail,
     Kind::Error,
     Kind::NonStrict,
@@ -669,8 +669,9 @@ fn seconds(ms: u64) -> String {
     format!("{:.2} s", ms as f64 / 1000.0)
 }
 
-/// HTML-escapes text for element content and double-quoted attributes.
-fn esc(s: &str) -> String {
+/// HTML-escapes text for element content and double-quoted attributes (the matrix page
+/// escapes with it too).
+pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

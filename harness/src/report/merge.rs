@@ -156,7 +156,7 @@ pub fn merge(reports: Vec<(PathBuf, RunReport)>) -> Result<RunReport, MergeError
 }
 
 /// An error unless `report` describes the same run as `first` (version, target, transport,
-/// negotiation).
+/// revision, negotiation).
 fn same_run(
     first_path: &Path,
     first: &RunReport,
@@ -164,7 +164,8 @@ fn same_run(
     report: &RunReport,
 ) -> Result<(), MergeError> {
     let negotiated = |r: &RunReport| serde_json::to_string(&r.negotiated).unwrap_or_default();
-    let fields: [(&'static str, String, String); 4] = [
+    let revision = |r: &RunReport| r.revision.clone().unwrap_or_else(|| "every era".into());
+    let fields: [(&'static str, String, String); 5] = [
         (
             "mcpspec version",
             first.mcpspec_version.clone(),
@@ -176,6 +177,7 @@ fn same_run(
             first.transport.clone(),
             report.transport.clone(),
         ),
+        ("revision", revision(first), revision(report)),
         ("negotiation", negotiated(first), negotiated(report)),
     ];
     for (what, ours, theirs) in fields {
@@ -276,6 +278,7 @@ mod tests {
             client: None,
             negotiation_matrix: None,
             instances: None,
+            revision: None,
         };
         r.summarize();
         r
@@ -337,6 +340,18 @@ mod tests {
         assert_eq!(
             err.to_string(),
             r#"2.json is not a shard of the same run as 1.json: its target is "u", not "t""#
+        );
+        // Shards of runs at two revisions are two runs.
+        let mut other = report(vec![], 1, &[]);
+        other.revision = Some("2025-06-18".into());
+        let err = merge(vec![
+            ("1.json".into(), report(vec![], 1, &[])),
+            ("2.json".into(), other),
+        ])
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"2.json is not a shard of the same run as 1.json: its revision is "2025-06-18", not "every era""#
         );
     }
 }

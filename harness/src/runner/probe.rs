@@ -12,7 +12,7 @@ use crate::driver::{Peer, Settings, request};
 use crate::negotiation::{Client, negotiate};
 use crate::outcome::Era;
 use crate::target::{StartError, Target};
-use mcpspec_core::protocol::{method, version};
+use mcpspec_core::protocol::method;
 
 /// Learns what the target serves: dual-era negotiation as a client does it, a modern
 /// `server/discover` and a legacy `initialize`, each on a fresh connection.
@@ -22,15 +22,22 @@ pub async fn probe(
     target: &Target,
     settings: &Arc<Settings>,
     jobs: usize,
+    legacy_revision: &str,
 ) -> Result<Facts, StartError> {
     let rec = mcpspec_core::transcript::Recorder::default();
     let legacy_rec = mcpspec_core::transcript::Recorder::default();
-    let client = Client::default();
+    let client = Client {
+        legacy: legacy_revision.to_owned(),
+        ..Client::default()
+    };
     // The two probes use separate connections; run them side by side, each under a cap, so a
     // server that floods or stalls cannot hold the run before its first check.
     let cap = settings.scenario_timeout + settings.startup_timeout;
     let modern = capped(cap, negotiate(target, settings, &client, &rec));
-    let legacy = capped(cap, probe_legacy(target, settings, &legacy_rec));
+    let legacy = capped(
+        cap,
+        probe_legacy(target, settings, &legacy_rec, legacy_revision),
+    );
     let (negotiation, legacy) = if jobs >= 2 {
         tokio::join!(modern, legacy)
     } else {
@@ -139,12 +146,13 @@ async fn capped<T>(
 }
 
 /// A legacy handshake on a fresh connection: a ping first (it gets the start-up allowance),
-/// then `initialize`, waited for no longer than one expected message (a server that stalls
+/// then `initialize` asking for `revision`, waited for no longer than one expected message (a server that stalls
 /// in `initialize` is the deadlock check's business, not the probe's).
 async fn probe_legacy(
     target: &Target,
     settings: &Arc<Settings>,
     rec: &mcpspec_core::transcript::Recorder,
+    revision: &str,
 ) -> Result<(String, Option<Value>, bool, Option<Duration>), StartError> {
     let started = Instant::now();
     let transport = target.connect(settings.max_message)?;
@@ -156,7 +164,7 @@ async fn probe_legacy(
         .await
         .answered()
         .map(|_| started.elapsed());
-    let reply = initialize_within(&mut peer, settings.expect_timeout).await;
+    let reply = initialize_within(&mut peer, settings.expect_timeout, revision).await;
     let result = reply
         .result()
         .filter(|r| r.get("protocolVersion").is_some())
@@ -164,10 +172,14 @@ async fn probe_legacy(
     Ok((reply.describe(), result, reply.error().is_some(), startup))
 }
 
-async fn initialize_within(peer: &mut Peer, wait: std::time::Duration) -> crate::driver::Reply {
+async fn initialize_within(
+    peer: &mut Peer,
+    wait: std::time::Duration,
+    revision: &str,
+) -> crate::driver::Reply {
     let out = request(method::INITIALIZE)
         .bare()
-        .param("protocolVersion", serde_json::json!(version::LATEST_LEGACY))
+        .param("protocolVersion", serde_json::json!(revision))
         .param("capabilities", serde_json::json!({}))
         .param(
             "clientInfo",
