@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016 # backticks in the Markdown this prints, not commands
 # Benchmark of `mcpspec matrix` against the floor it cannot beat: the same runs made alone, one
 # after another (`mcpspec run --revision REV` for each revision), in one sitting, RUNS times
 # each (default 5), medians printed as a Markdown table. Targets: the Python SDK fixture over
-# stdio (mcp==2.3.0) and the Rust SDK fixture (rmcp), each at the three newest revisions; then
-# both targets in one file at --jobs 1 and --jobs 2.
+# stdio (mcp==2.3.0) and the Rust SDK fixture (rmcp), each at the three newest revisions; with
+# BOTH=1, also both targets in one file at --jobs 1 and --jobs 2.
 #
 #   bash scripts/bench-matrix.sh          # RUNS=5
 #
@@ -54,8 +55,10 @@ for ((i = 1; i <= runs; i++)); do
     measure python-matrix "$bin" matrix "$work/python.yaml" --out "$work/out-py"
     measure rust-alone alone "$rust"
     measure rust-matrix "$bin" matrix "$work/rust.yaml" --out "$work/out-rust"
-    measure both-jobs1 "$bin" matrix "$work/both.yaml" --out "$work/out-1" --jobs 1
-    measure both-jobs2 "$bin" matrix "$work/both.yaml" --out "$work/out-2" --jobs 2
+    if [[ -n "${BOTH:-}" ]]; then
+        measure both-jobs1 "$bin" matrix "$work/both.yaml" --out "$work/out-1" --jobs 1
+        measure both-jobs2 "$bin" matrix "$work/both.yaml" --out "$work/out-2" --jobs 2
+    fi
 done
 med() { tr ' ' '\n' <<<"${times[$1]}" | grep . | median; }
 ratio() { echo "scale=3; $1 / $2" | bc; }
@@ -66,6 +69,8 @@ for t in python rust; do
     printf '| %s: 3 runs alone, one after another | %.2f | 1.000 |\n' "$t" "$a"
     printf '| %s: `mcpspec matrix`, the same 3 revisions | %.2f | %s |\n' "$t" "$m" "$(ratio "$m" "$a")"
 done
-j1="$(med both-jobs1)"; j2="$(med both-jobs2)"
-printf '| both targets, `--jobs 1` | %.2f | 1.000 |\n' "$j1"
-printf '| both targets, `--jobs 2` | %.2f | %s |\n' "$j2" "$(ratio "$j2" "$j1")"
+if [[ -n "${BOTH:-}" ]]; then
+    j1="$(med both-jobs1)"; j2="$(med both-jobs2)"
+    printf '| both targets, `--jobs 1` | %.2f | 1.000 |\n' "$j1"
+    printf '| both targets, `--jobs 2` | %.2f | %s |\n' "$j2" "$(ratio "$j2" "$j1")"
+fi

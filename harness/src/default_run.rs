@@ -4,9 +4,14 @@
 //!
 //! The checks that need HTTP (`Need::Http`) run over HTTP, the `stateless/*` checks on three
 //! in-memory instances (`--replicas N`: N), every other check over stdio, each exactly once; the
-//! reports become one, each result naming the transport it ran on.
-//! May import the runner, the target and the report; nothing imports it but the command line.
+//! reports become one, each result naming the transport it ran on. The `auth/*` checks judge a
+//! protected server: a second HTTP instance that trusts the built-in test issuer, served on
+//! loopback beside it for the run, whose tokens the run sends (`--auth-issuer`), so they run
+//! instead of being skipped as "the server is open".
+//! May import the runner, the target, the report and the test issuer; nothing imports it but
+//! the command line.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use mcp_reference_server as reference;
@@ -38,6 +43,9 @@ pub async fn run_both(
     let (over_http, over_stdio): (Vec<Check>, Vec<Check>) = checks
         .iter()
         .partition(|check| check.needs.contains(&Need::Http));
+    let (protected_checks, over_http): (Vec<Check>, Vec<Check>) = over_http
+        .into_iter()
+        .partition(|check| check.id.starts_with(AUTH_PREFIX));
     // The stateless/* checks run on three independent in-memory instances (POL-22).
     let (across_instances, over_stdio): (Vec<Check>, Vec<Check>) = over_stdio
         .into_iter()
@@ -45,17 +53,20 @@ pub async fn run_both(
     let stdio_target = Target::Embedded(config.clone());
     // The HTTP server is bound before either run starts; the two runs go side by side, each
     // with `--jobs` checks at once (in memory and on loopback: no process per check, POL-24).
-    let http_server =
-        if over_http.is_empty() {
-            None
-        } else {
-            let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
-                .await
-                .map_err(|e| StartError::new(format!("cannot bind a loopback port: {e}")))?;
-            Some(reference::spawn_http(config, listener).map_err(|e| {
+    let http_server = if over_http.is_empty() {
+        None
+    } else {
+        Some(
+            reference::spawn_http(config.clone(), loopback().await?).map_err(|e| {
                 StartError::new(format!("cannot start the embedded HTTP server: {e}"))
-            })?)
-        };
+            })?,
+        )
+    };
+    let protected = if protected_checks.is_empty() {
+        None
+    } else {
+        Some(Protected::start(config.clone()).await?)
+    };
     let stdio_run = async {
         if over_stdio.is_empty() {
             return Ok(None);
@@ -73,6 +84,19 @@ pub async fn run_both(
             .await
             .map(Some)
     };
+    let protected_run = async {
+        let Some(protected) = &protected else {
+            return Ok(None);
+        };
+        run_observed(
+            protected.target.clone(),
+            &protected_checks,
+            options.clone(),
+            observe,
+        )
+        .await
+        .map(Some)
+    };
     let instances_run = async {
         if across_instances.is_empty() {
             return Ok(None);
@@ -83,15 +107,25 @@ pub async fn run_both(
             .await
             .map(Some)
     };
-    let (stdio, http, instances) = tokio::join!(stdio_run, http_run, instances_run);
+    let (stdio, http, protected_report, instances) =
+        tokio::join!(stdio_run, http_run, protected_run, instances_run);
+    // Stops each server and ends its SSE streams; one that does not stop within 2 s is aborted
+    // when its handle drops.
     if let Some(server) = http_server {
-        // Stops it and ends its SSE streams; one that does not stop within 2 s is aborted when
-        // the handle drops.
         let _ = server.shutdown().await;
     }
-    let (stdio, http, instances) = (stdio?, http?, instances?);
+    if let Some(protected) = protected {
+        let _ = protected.server.shutdown().await;
+    }
+    let (stdio, http, protected_report, instances) = (stdio?, http?, protected_report?, instances?);
     let ran_across = instances.is_some();
-    let mut report = merge(&stdio_target, checks, [stdio, instances], http, started);
+    let mut report = merge(
+        &stdio_target,
+        checks,
+        [stdio, instances],
+        [http, protected_report],
+        started,
+    );
     report.revision = options.checks.revision.map(str::to_owned);
     if ran_across {
         report.instances = Some(copies);
@@ -102,13 +136,68 @@ pub async fn run_both(
 /// How many instances the no-target run gives the `stateless/*` checks without `--replicas N`.
 const INSTANCES: usize = 3;
 
-/// One report of the two: results in `checks` order, each tagged with its transport; the
-/// negotiation of the stdio run (the same server answers both), processes summed.
+/// The checks that judge a protected server (`catalogue/auth.rs`).
+const AUTH_PREFIX: &str = "auth/";
+
+/// The protected instance of the reference server and the test issuer it trusts, both on
+/// loopback for the run; the target carries the issuer's token for it.
+struct Protected {
+    target: Target,
+    server: reference::HttpHandle,
+    /// Serves the issuer's metadata and keys while the checks run; dropped with the run.
+    _issuer: crate::auth::issuer::http::IssuerHandle,
+}
+
+impl Protected {
+    async fn start(mut config: reference::Config) -> Result<Self, StartError> {
+        let keys = crate::auth::issuer::Keys::ephemeral().map_err(StartError::new)?;
+        let issuer = crate::auth::issuer::http::spawn(Arc::new(keys), loopback().await?)
+            .map_err(|e| StartError::new(format!("cannot start the built-in test issuer: {e}")))?;
+        config.http.auth = Some(reference::config::AuthOptions {
+            issuer: issuer.url().to_owned(),
+            resource: None,
+        });
+        let server = reference::spawn_http(config, loopback().await?).map_err(|e| {
+            StartError::new(format!("cannot start the embedded protected server: {e}"))
+        })?;
+        let url = server.url();
+        let args = crate::auth::AuthArgs {
+            auth_issuer: Some(issuer.url().to_owned()),
+            ..Default::default()
+        };
+        // Minting the run's token asks the issuer over HTTP, and waits for it.
+        let minted = {
+            let url = url.clone();
+            tokio::task::spawn_blocking(move || args.credentials(&url))
+                .await
+                .map_err(|e| StartError::new(format!("minting a token failed: {e}")))?
+                .map_err(StartError::new)?
+        };
+        let target = Target::url(&url)
+            .map_err(StartError::new)?
+            .with_credentials(minted.map(crate::auth::Credentials::into_shared));
+        Ok(Protected {
+            target,
+            server,
+            _issuer: issuer,
+        })
+    }
+}
+
+/// A listener on a free loopback port.
+async fn loopback() -> Result<tokio::net::TcpListener, StartError> {
+    tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .map_err(|e| StartError::new(format!("cannot bind a loopback port: {e}")))
+}
+
+/// One report of the runs: results in `checks` order, each tagged with its transport; the
+/// negotiation of the stdio run (the same server answers each), processes summed.
 fn merge(
     target: &Target,
     checks: &[Check],
     stdio: [Option<RunReport>; 2],
-    http: Option<RunReport>,
+    http: [Option<RunReport>; 2],
     started: Instant,
 ) -> RunReport {
     let mut results: Vec<CheckResult> = Vec::with_capacity(checks.len());
@@ -116,7 +205,13 @@ fn merge(
     let mut target_failure = None;
     let mut processes: Option<crate::report::Processes> = None;
     let [stdio, instances] = stdio;
-    for (report, transport) in [(stdio, STDIO), (instances, STDIO), (http, HTTP)] {
+    let [http, protected] = http;
+    for (report, transport) in [
+        (stdio, STDIO),
+        (instances, STDIO),
+        (http, HTTP),
+        (protected, HTTP),
+    ] {
         let Some(report) = report else { continue };
         negotiated.get_or_insert(report.negotiated);
         if target_failure.is_none() {

@@ -176,8 +176,9 @@ fn the_default_run_covers_stdio_and_http_with_the_probe_profile() {
         assert!(
             !(message.starts_with("not an HTTP target")
                 || message.starts_with("not a stdio target")
-                || message.starts_with("needs --probe-profile")),
-            "{}: skipped for a transport or profile reason: {message}",
+                || message.starts_with("needs --probe-profile")
+                || message.starts_with("the server is open")),
+            "{}: skipped for a transport, profile or authorization reason: {message}",
             r["id"]
         );
         // The HTTP checks ran over HTTP, every other check over stdio.
@@ -196,6 +197,19 @@ fn the_default_run_covers_stdio_and_http_with_the_probe_profile() {
         })
     };
     assert!(passed("http/") && passed("middleware/") && passed("stdio/"));
+    // The `auth/*` checks judged the protected instance, beside the open one: every one passed.
+    let auth: Vec<_> = results
+        .iter()
+        .filter(|r| r["id"].as_str().unwrap().starts_with("auth/"))
+        .collect();
+    assert!(!auth.is_empty());
+    for r in auth {
+        assert_eq!(
+            r["outcome"]["kind"], "pass",
+            "{}: {}",
+            r["id"], r["outcome"]
+        );
+    }
 }
 
 #[test]

@@ -343,6 +343,14 @@ impl Checker<'_> {
         if name.starts_with('.') {
             return Err(self.at(i, "name", format!("`{name}` starts with `.`")));
         }
+        // The name is a folder beside the pages: it may not be one of them.
+        if ["matrix.html", "matrix.md", "matrix.json"].contains(&name.as_str()) {
+            return Err(self.at(
+                i,
+                "name",
+                format!("`{name}` is the name of a page the matrix writes"),
+            ));
+        }
 
         let (has_start, has_allow_tools) = (raw.start.is_some(), raw.allow_tools.is_some());
         if raw.command.as_ref().is_some_and(Vec::is_empty) {
@@ -1098,6 +1106,7 @@ targets:
             ("\"my server\"", "has ' '"),
             ("a/b", "has '/'"),
             (".hidden", "starts with `.`"),
+            ("matrix.json", "is the name of a page the matrix writes"),
             ("\"\"", "is empty"),
         ] {
             let text = format!("targets:\n  - role: server\n    command: [x]\n    name: {name}\n");
