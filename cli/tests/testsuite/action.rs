@@ -905,6 +905,11 @@ fn normalised(mut report: serde_json::Value) -> serde_json::Value {
             r.shift_remove("group");
             r.shift_remove("confirmed");
             r.shift_remove("prefix");
+            // Each run serves its HTTP instances on loopback ports of its own.
+            if let Some(message) = r["outcome"]["message"].as_str() {
+                let message = without_ports(message);
+                r["outcome"]["message"] = message.into();
+            }
             if let Some(evidence) = r.get_mut("outcome").and_then(|o| o.get_mut("evidence")) {
                 // A re-run's transcript and the shared run's number their entries apart.
                 evidence["entry"] = 0.into();
@@ -922,6 +927,24 @@ fn normalised(mut report: serde_json::Value) -> serde_json::Value {
         }
     }
     report
+}
+
+/// `text` with every `127.0.0.1:PORT` as `127.0.0.1:[port]`.
+fn without_ports(text: &str) -> String {
+    const HOST: &str = "127.0.0.1:";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(HOST) {
+        out.push_str(&rest[..at + HOST.len()]);
+        rest = &rest[at + HOST.len()..];
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 {
+            out.push_str("[port]");
+            rest = &rest[digits..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn merged_equals_unsharded(name: &str, args: &[&str], shards: usize) -> serde_json::Value {

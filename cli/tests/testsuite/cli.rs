@@ -167,6 +167,16 @@ fn the_default_run_covers_stdio_and_http_with_the_probe_profile() {
     // The HTML report of the whole catalogue, every transcript in it, stays small.
     let size = std::fs::metadata(&html).unwrap().len();
     assert!(size < 2 * 1024 * 1024, "the HTML report is {size} bytes");
+    // The run's tokens (JWTs from its test issuer) are in nothing it wrote.
+    let html_text = std::fs::read_to_string(&html).unwrap();
+    let json_text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    for (what, text) in [("HTML", &html_text), ("JSON", &json_text)] {
+        assert!(!text.contains("eyJ"), "a JWT in the {what} report");
+        assert!(
+            text.contains("‹redacted›"),
+            "no redacted token in the {what} report"
+        );
+    }
     let report: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(report["transport"], "stdio + http");
     let results = report["results"].as_array().unwrap();
