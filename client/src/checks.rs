@@ -15,6 +15,7 @@
 //! the scenario expects success makes the check a Fail naming that, unless the check was
 //! Skipped (it stays a Skip, the reason naming the end) and the client sent something.
 
+mod authorization;
 mod envelope;
 mod hygiene;
 mod lifecycle;
@@ -82,6 +83,7 @@ pub fn all() -> Vec<ClientCheck> {
         mrtr::group(),
         sessions::group(),
         robustness::group(),
+        authorization::group(),
     ]
     .concat()
 }

@@ -6,6 +6,8 @@
 //! message is counted, not kept, and the transcript (the report's view of the same events)
 //! has its own bounds (`transcript.rs`).
 
+pub mod authorization;
+
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -13,6 +15,7 @@ use serde_json::Value;
 
 use crate::judge::{self, Kind};
 use crate::scenario::{Scenario, Transport};
+use authorization::{AuthFacts, AuthRequest, AuthTrail, MAX_REQUESTS};
 use mcpspec_core::transcript::{Entry, Event, Recorder};
 use mcpspec_harness::outcome::Evidence;
 
@@ -168,6 +171,8 @@ pub struct Observation {
     /// How long the client ran.
     pub took: Duration,
     pub transcript: Vec<Entry>,
+    /// Every HTTP request of an `auth/*` scenario to either origin of the protected peer.
+    pub authorization: AuthTrail,
 }
 
 impl Observation {
@@ -229,6 +234,7 @@ struct Record {
     kept_bytes: usize,
     dropped: u64,
     transcript: Recorder,
+    authorization: AuthTrail,
 }
 
 impl Log {
@@ -279,21 +285,113 @@ impl Log {
         r.received.push(PeerMessage { entry, conn, json });
     }
 
-    /// Records an HTTP request (before its body, if it has one, is recorded as a message).
-    pub fn http_request(&self, head: HttpHead) {
+    /// Records an HTTP request (before its body, if it has one, is recorded as a message);
+    /// its transcript entry. An `Authorization` header is shown (its credential is registered
+    /// for redaction when the peer makes it, so it is written `‹redacted›`).
+    pub fn http_request(&self, head: HttpHead) -> Option<u32> {
         let mut r = self.lock();
         let mut text = format!("{} {}", head.method, head.target);
         for (name, value) in &head.headers {
-            if name.starts_with("mcp-") || name == "accept" || name == "content-type" {
+            if name.starts_with("mcp-")
+                || name == "accept"
+                || name == "content-type"
+                || name == "authorization"
+            {
                 text.push_str(&format!(" · {name}: {value}"));
             }
         }
-        r.transcript.record(1, Event::Note { text });
+        let entry = r.transcript.record(1, Event::Note { text });
         if r.http.len() < MAX_KEPT {
             r.http.push(head);
         } else {
             r.dropped += 1;
         }
+        entry
+    }
+
+    /// Records a request of an `auth/*` scenario (counted whatever happens; kept within
+    /// [`MAX_REQUESTS`]). A request to the authorization server gets a transcript note here;
+    /// one to the MCP server has its entry from [`Log::http_request`] already.
+    pub fn auth_request(&self, mut request: AuthRequest) {
+        let mut r = self.lock();
+        let counts = &mut r.authorization.counts;
+        counts.total += 1;
+        counts.largest_body = counts.largest_body.max(request.body_len);
+        if request.is_well_known() {
+            counts.metadata += 1;
+        }
+        if request.origin == authorization::Origin::AuthServer {
+            if request.entry.is_none() {
+                let text = format!(
+                    "auth server: {} {} ({} byte body)",
+                    request.method, request.target, request.body_len
+                );
+                request.entry = r.transcript.record(1, Event::Note { text });
+            }
+            let counts = &mut r.authorization.counts;
+            let path = request.path();
+            if path.ends_with("/register") {
+                counts.registrations += 1;
+            } else if path.ends_with("/authorize") {
+                counts.authorizations += 1;
+            } else if path.ends_with("/token") {
+                counts.token_requests += 1;
+            }
+        }
+        if request.status == Some(413) {
+            r.authorization.counts.oversized += 1;
+        }
+        if let Some(status) = request.status {
+            let text = answer_note(
+                status,
+                request.location.as_deref(),
+                request.challenge.as_deref(),
+            );
+            r.transcript.record(1, Event::Note { text });
+        }
+        if r.authorization.requests.len() < MAX_REQUESTS {
+            r.authorization.requests.push(request);
+        } else {
+            r.dropped += 1;
+        }
+    }
+
+    /// The MCP server answered its exchange `exchange` (an `auth/*` scenario's request).
+    pub fn auth_answered(&self, exchange: u64, status: u16, headers: &[(String, String)]) {
+        let header = |name: &str| {
+            headers
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.clone())
+        };
+        let mut r = self.lock();
+        if status == 413 {
+            r.authorization.counts.oversized += 1;
+        }
+        if let Some(req) = r
+            .authorization
+            .requests
+            .iter_mut()
+            .rev()
+            .find(|q| q.exchange == Some(exchange))
+        {
+            req.status = Some(status);
+            req.location = header("location");
+            req.challenge = header("www-authenticate");
+        }
+        if let Some(challenge) = header("www-authenticate") {
+            r.transcript.record(
+                1,
+                Event::Note {
+                    text: format!("www-authenticate: {challenge}"),
+                },
+            );
+        }
+    }
+
+    /// The facts of the protected peer (set once it is up, and again with what it issued).
+    pub fn auth_facts(&self, facts: AuthFacts) {
+        self.lock().authorization.facts = Some(facts);
     }
 
     /// Records the status and headers the peer answered exchange `exchange` with.
@@ -393,8 +491,24 @@ impl Log {
             stderr_tail,
             took,
             transcript: r.transcript.entries(),
+            authorization: std::mem::take(&mut r.authorization),
         }
     }
+}
+
+/// The note of the authorization server's answer.
+fn answer_note(status: u16, location: Option<&str>, challenge: Option<&str>) -> String {
+    let mut text = format!("auth server: HTTP {status}");
+    if let Some(l) = location {
+        text.push_str(&format!(
+            " · location: {}",
+            mcpspec_core::text::shorten(l, 300)
+        ));
+    }
+    if let Some(c) = challenge {
+        text.push_str(&format!(" · www-authenticate: {c}"));
+    }
+    text
 }
 
 /// The transcript event of a message the client sent (from mcpspec's side: received).

@@ -10,6 +10,7 @@
 pub mod behaviour;
 pub mod http;
 pub mod inject;
+pub mod oauth;
 pub mod stdio;
 
 use std::path::Path;
@@ -24,7 +25,8 @@ use inject::Injector;
 /// A running peer; dropping it stops it (and ends every connection).
 #[derive(Debug)]
 pub enum Peer {
-    Http(HttpHandle),
+    /// The MCP server, and the authorization server of a protected peer.
+    Http(HttpHandle, Option<HttpHandle>),
     Stdio(stdio::StdioPeer),
 }
 
@@ -61,31 +63,59 @@ impl Peer {
             eras: scenario.eras,
             ..Config::default()
         };
-        if transport == Transport::Http {
+        let chain = |config| {
+            Server::new(config).with_middleware(behaviour::middleware(behaviour::State::new(
+                scenario, transport,
+            )))
+        };
+        if transport == Transport::Stdio {
+            let server = chain(config);
+            return Ok(Peer::Stdio(
+                stdio::StdioPeer::start(server, log, injector, max_message).await?,
+            ));
+        }
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let recorder = http::Hook::new(scenario, log.clone(), injector);
+        let Some(protection) = scenario.protection() else {
             config.http = HttpOptions {
-                hook: Some(http::Hook::new(scenario, log.clone(), injector.clone())),
+                hook: Some(recorder),
                 ..HttpOptions::default()
             };
-        }
-        let server = Server::new(config).with_middleware(behaviour::middleware(
-            behaviour::State::new(scenario, transport),
-        ));
-        Ok(match transport {
-            Transport::Http => {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-                Peer::Http(server.spawn_http(listener)?)
-            }
-            Transport::Stdio => {
-                Peer::Stdio(stdio::StdioPeer::start(server, log, injector, max_message).await?)
-            }
-        })
+            return Ok(Peer::Http(chain(config).spawn_http(listener)?, None));
+        };
+        // A protected peer: the authorization server on a second origin, both hooked.
+        let auth_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let urls = oauth::Urls {
+            mcp_origin: format!("http://{}", listener.local_addr()?),
+            auth_origin: format!("http://{}", auth_listener.local_addr()?),
+        };
+        let state = oauth::AuthState::new(*protection, urls, log.clone());
+        config.http = HttpOptions {
+            hook: Some(oauth::ProtectedHook::new(
+                recorder,
+                state.clone(),
+                log.clone(),
+            )),
+            max_body: crate::scenario::protection::MAX_BODY,
+            ..HttpOptions::default()
+        };
+        let auth_config = Config {
+            http: HttpOptions {
+                hook: Some(oauth::AuthServerHook::new(state, log)),
+                max_body: crate::scenario::protection::MAX_BODY,
+                ..HttpOptions::default()
+            },
+            ..Config::default()
+        };
+        let auth = Server::new(auth_config).spawn_http(auth_listener)?;
+        Ok(Peer::Http(chain(config).spawn_http(listener)?, Some(auth)))
     }
 
     /// The client's last argument: the peer's URL, or the command that starts the stdio peer
     /// (`program client peer ADDR TOKEN`, quoted for a shell).
     pub fn argument(&self, program: &Path) -> String {
         match self {
-            Peer::Http(handle) => handle.url(),
+            Peer::Http(handle, _) => handle.url(),
             Peer::Stdio(p) => std::iter::once(program.display().to_string())
                 .chain(crate::relay::arguments(p.addr, &p.token))
                 .map(|w| mcpspec_harness::fuzz::reproducer::shell_quote(&w))
@@ -97,8 +127,11 @@ impl Peer {
     /// Stops the peer: the HTTP server shut down (bounded), the stdio connections closed.
     pub async fn stop(self) {
         match self {
-            Peer::Http(handle) => {
+            Peer::Http(handle, auth) => {
                 let _ = handle.shutdown().await;
+                if let Some(auth) = auth {
+                    let _ = auth.shutdown().await;
+                }
             }
             Peer::Stdio(p) => drop(p),
         }

@@ -8,8 +8,14 @@
 //! operation (`docs/testing-clients.md`): connect, list the tools,
 //! call `add_numbers` with `{"a": 2, "b": 3}`, close.
 
+pub mod protection;
+
 use mcp_reference_server::Eras;
 use mcp_reference_server::protocol::version;
+use protection::{
+    BASIC, CLIENT_METADATA_URL, Hostile, PRE_REGISTERED_ID, PRE_REGISTERED_SECRET, PrmAt,
+    Protection, Redirect, Registration, TENANT,
+};
 
 /// The transport a scenario runs on.
 #[derive(
@@ -115,6 +121,9 @@ pub enum Behaviour {
     /// Serves requests without the `_meta` envelope or the HTTP headers of 2026-07-28 (the
     /// official suite's mocks do; the scenario judges something else).
     Lenient,
+    /// HTTP: the server is an OAuth protected resource with an authorization server on another
+    /// loopback origin (`protection.rs`, served by `peer/oauth.rs`).
+    Protected(Protection),
 }
 
 /// One scenario.
@@ -154,15 +163,36 @@ impl Scenario {
         })
     }
 
-    /// `MCP_CONFORMANCE_CONTEXT`: `{"name", "operation"}` for mcpspec's own scenarios.
+    /// The protected peer, for an `auth/*` scenario.
+    pub fn protection(&self) -> Option<&Protection> {
+        self.behaviours.iter().find_map(|b| match b {
+            Behaviour::Protected(p) => Some(p),
+            _ => None,
+        })
+    }
+
+    /// `MCP_CONFORMANCE_CONTEXT`: `{"name", "operation", "tool", "arguments"}` for mcpspec's
+    /// own scenarios, and the client's credentials where an `auth/*` scenario hands it some
+    /// (`client_id` and `client_secret`, or `client_metadata_url`).
     pub fn context(&self) -> Option<serde_json::Value> {
         (!self.official).then(|| {
-            serde_json::json!({
+            let mut context = serde_json::json!({
                 "name": self.name,
                 "operation": self.operation.name(),
                 "tool": TOOL,
                 "arguments": {"a": 2, "b": 3},
-            })
+            });
+            match self.protection().map(|p| p.registration) {
+                Some(Registration::PreRegistered) => {
+                    context["client_id"] = PRE_REGISTERED_ID.into();
+                    context["client_secret"] = PRE_REGISTERED_SECRET.into();
+                }
+                Some(Registration::MetadataDocument) => {
+                    context["client_metadata_url"] = CLIENT_METADATA_URL.into();
+                }
+                _ => {}
+            }
+            context
         })
     }
 }
@@ -213,7 +243,7 @@ pub fn named(name: &str) -> Option<&'static Scenario> {
     SCENARIOS.iter().find(|s| s.name == name)
 }
 
-static SCENARIOS: [Scenario; 16] = [
+static SCENARIOS: [Scenario; 33] = [
     Scenario {
         name: "initialize",
         description: "A legacy-only peer (the official suite's `initialize`): the handshake, then the operation.",
@@ -401,7 +431,177 @@ static SCENARIOS: [Scenario; 16] = [
         expect: Expect::Success,
         official: false,
     },
+    protected(
+        "auth/basic",
+        "A protected peer: a 401 naming its Protected Resource Metadata and scopes, an authorization server on another origin with S256, Dynamic Client Registration and `iss`.",
+        &[Behaviour::Protected(BASIC)],
+        Expect::Success,
+    ),
+    protected(
+        "auth/prm-at-root",
+        "A protected peer whose 401 names no metadata URL and no scope, with its Protected Resource Metadata only at the root well-known URL.",
+        &[Behaviour::Protected(Protection {
+            challenge_metadata: false,
+            challenge_scope: None,
+            prm_at: PrmAt::Root,
+            ..BASIC
+        })],
+        Expect::Success,
+    ),
+    protected(
+        "auth/as-path-issuer",
+        "A protected peer whose issuer has a path (`/tenant`), its metadata served only at the OIDC path-appended URL (the last of the spec's order).",
+        &[Behaviour::Protected(Protection {
+            challenge_metadata: false,
+            issuer_path: TENANT,
+            metadata_last_only: true,
+            ..BASIC
+        })],
+        Expect::Success,
+    ),
+    protected(
+        "auth/pre-registered",
+        "A protected peer whose authorization server offers no registration; the context holds pre-registered credentials.",
+        &[Behaviour::Protected(Protection {
+            registration: Registration::PreRegistered,
+            ..BASIC
+        })],
+        Expect::Success,
+    ),
+    protected(
+        "auth/cimd",
+        "A protected peer whose authorization server advertises Client ID Metadata Documents (and DCR); the context names the client's metadata URL.",
+        &[Behaviour::Protected(Protection {
+            registration: Registration::MetadataDocument,
+            ..BASIC
+        })],
+        Expect::Success,
+    ),
+    protected(
+        "auth/scope-step-up",
+        "A protected peer whose 401 asks for `mcp:read` and whose `tools/call` answers 403 `insufficient_scope` until the token also has `mcp:tools`.",
+        &[Behaviour::Protected(Protection {
+            challenge_scope: Some(protection::SCOPE_READ),
+            step_up: true,
+            ..BASIC
+        })],
+        Expect::Success,
+    ),
+    protected(
+        "auth/refresh",
+        "A protected peer whose authorization server lists `offline_access` and issues refresh tokens; the first access token dies after the client's first `tools/list`.",
+        &[Behaviour::Protected(Protection {
+            refresh: true,
+            ..BASIC
+        })],
+        Expect::Success,
+    ),
+    protected(
+        "auth/no-s256",
+        "A protected peer whose authorization server metadata has no `code_challenge_methods_supported`: the client must not authorize.",
+        &[Behaviour::Protected(Protection {
+            s256: false,
+            ..BASIC
+        })],
+        Expect::Failure,
+    ),
+    protected(
+        "auth/wrong-state",
+        "A protected peer whose authorization response carries another `state`: the code must not be redeemed.",
+        &[Behaviour::Protected(Protection {
+            redirect: Redirect::WrongState,
+            ..BASIC
+        })],
+        Expect::Failure,
+    ),
+    protected(
+        "auth/wrong-iss",
+        "A protected peer whose authorization response names another issuer as `iss` (RFC 9207): the code must not be redeemed.",
+        &[Behaviour::Protected(Protection {
+            redirect: Redirect::WrongIss,
+            ..BASIC
+        })],
+        Expect::Failure,
+    ),
+    protected(
+        "auth/missing-iss",
+        "A protected peer whose authorization response has no `iss` although its metadata says it sends one: the code must not be redeemed.",
+        &[Behaviour::Protected(Protection {
+            redirect: Redirect::NoIss,
+            ..BASIC
+        })],
+        Expect::Failure,
+    ),
+    protected(
+        "auth/prm-wrong-resource",
+        "A protected peer whose Protected Resource Metadata names another server as its `resource`: the client must not go on to its authorization server.",
+        &[Behaviour::Protected(Protection {
+            foreign_resource: true,
+            ..BASIC
+        })],
+        Expect::Failure,
+    ),
+    protected(
+        "auth/as-wrong-issuer",
+        "A protected peer whose authorization server metadata names another `issuer`: the client must not use it.",
+        &[Behaviour::Protected(Protection {
+            foreign_issuer: true,
+            ..BASIC
+        })],
+        Expect::Failure,
+    ),
+    protected(
+        "auth/hostile/prm-self",
+        "A protected peer whose Protected Resource Metadata names its own URL as the authorization server, every well-known URL answering it again.",
+        &[Behaviour::Protected(hostile(Hostile::PrmSelf))],
+        Expect::Failure,
+    ),
+    protected(
+        "auth/hostile/redirect-loop",
+        "A protected peer whose every metadata URL answers 302 to itself.",
+        &[Behaviour::Protected(hostile(Hostile::RedirectLoop))],
+        Expect::Failure,
+    ),
+    protected(
+        "auth/hostile/huge-metadata",
+        "A protected peer whose Protected Resource Metadata is a 30 MB body.",
+        &[Behaviour::Protected(hostile(Hostile::HugeMetadata))],
+        Expect::Failure,
+    ),
+    protected(
+        "auth/hostile/unauthorized-forever",
+        "A protected peer that answers every token 401 `invalid_token`.",
+        &[Behaviour::Protected(hostile(Hostile::UnauthorizedForever))],
+        Expect::Failure,
+    ),
 ];
+
+/// An `auth/*` scenario: the tools_call operation against a dual-era protected peer.
+const fn protected(
+    name: &'static str,
+    description: &'static str,
+    behaviours: &'static [Behaviour],
+    expect: Expect,
+) -> Scenario {
+    Scenario {
+        name,
+        description,
+        operation: Operation::ToolsCall,
+        transports: HTTP,
+        protocol_version: version::V2025_11_25,
+        eras: Eras::Both,
+        behaviours,
+        expect,
+        official: false,
+    }
+}
+
+const fn hostile(h: Hostile) -> Protection {
+    Protection {
+        hostile: Some(h),
+        ..BASIC
+    }
+}
 
 #[cfg(test)]
 mod tests {

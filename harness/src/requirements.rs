@@ -190,9 +190,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn catalogue_has_all_112_server_and_10_client_requirements() {
+    fn catalogue_has_all_112_server_and_19_client_requirements() {
         assert_eq!(catalogue().len(), 112);
-        assert_eq!(client_catalogue().len(), 10);
+        assert_eq!(client_catalogue().len(), 19);
         assert!(requirement("CLI-2").is_some_and(|r| r.text.contains("server/discover")));
         assert!(requirement("RPC-5").is_some_and(|r| r.text.contains("-32700")));
     }

@@ -69,6 +69,32 @@ faults! {
     NoReinitializeOn404 = "no-reinitialize-on-404": "CLI-8: HTTP 404 for its session ends the client (no new session).",
     // --- robustness (CLI-10) ----------------------------------------------------------------
     CrashOnUnexpected = "crash-on-unexpected": "CLI-10: an unknown notification, a reply to an id it never sent or a line that is not JSON aborts the process (SIGABRT).",
+    // --- authorization (CLI-11..19, CLI-10) -------------------------------------------------
+    PrmRootOnly = "prm-root-only": "CLI-11: ignores the challenge's `resource_metadata` and the path-inserted well-known URL; fetches PRM only at the root `/.well-known/oauth-protected-resource`.",
+    AsMetadataOidcFirst = "as-metadata-oidc-first": "CLI-11: tries the AS metadata URLs in the wrong order: OIDC path-appended, OIDC path-inserted, then OAuth path-inserted.",
+    AcceptAnyPrmResource = "accept-any-prm-resource": "CLI-11: uses a PRM whose `resource` is not the server it asked about.",
+    AcceptAnyIssuer = "accept-any-issuer": "CLI-11: uses AS metadata whose `issuer` differs from the issuer it was fetched for.",
+    NoPkce = "no-pkce": "CLI-12: no `code_challenge`/`code_challenge_method` on the authorization request, no `code_verifier` on the token request.",
+    ProceedWithoutS256 = "proceed-without-s256": "CLI-12: goes on (with S256 anyway) when the AS metadata has no `code_challenge_methods_supported`.",
+    NoResource = "no-resource": "CLI-13: no `resource` on the authorization request nor on the token requests.",
+    RefreshWithoutResource = "refresh-without-resource": "CLI-13: the refresh grant has no `resource` (the authorization request and the code grant keep it).",
+    IgnoreChallengeScope = "ignore-challenge-scope": "CLI-14: asks for no scope at all (omits `scope`).",
+    NoStepUp = "no-step-up": "CLI-14: on 403 `insufficient_scope` gives up (exit 1) instead of re-authorizing.",
+    NoRegistration = "no-registration": "CLI-15: authorizes with a made-up client_id (`mcpspec-unregistered`) without registering.",
+    IgnorePreRegistered = "ignore-pre-registered": "CLI-15: ignores the context's client_id/client_secret and registers instead (at `{issuer}/register`, guessed, when the AS has no registration_endpoint).",
+    IgnoreCimd = "ignore-cimd": "CLI-15: uses Dynamic Client Registration although the AS supports client ID metadata documents and the context names `client_metadata_url`.",
+    DcrNoApplicationType = "dcr-no-application-type": "CLI-15: the Dynamic Client Registration request has no `application_type`.",
+    NoState = "no-state": "CLI-16: no `state` on the authorization request (and none checked).",
+    IgnoreState = "ignore-state": "CLI-16: redeems the code whatever `state` came back.",
+    IgnoreIss = "ignore-iss": "CLI-17: redeems the code whatever `iss` came back, or none.",
+    TokenInQuery = "token-in-query": "CLI-18: sends the access token as `?access_token=` on the MCP URL instead of the `Authorization` header.",
+    TokenToAuthServer = "token-to-auth-server": "CLI-18: also sends `Authorization: Bearer <access token>` on its requests to the authorization server once it has a token.",
+    AlwaysOfflineAccess = "always-offline-access": "CLI-19: adds `offline_access` to the scope although the AS does not list it.",
+    RefreshElsewhere = "refresh-elsewhere": "CLI-19: sends the refresh grant to `/token` on the MCP server's origin instead of the AS's token_endpoint (then re-authorizes).",
+    UnboundedDiscovery = "unbounded-discovery": "CLI-10: discovery follows redirects without limit, reads bodies up to 64 MiB and starts again without end when a metadata document is unusable.",
+    RetryForever = "retry-forever": "CLI-10: on a 401 after it has a token, re-authorizes without end.",
+    RegisterForever = "register-forever": "CLI-10: registers (Dynamic Client Registration) 10,000 times before it authorizes (fewer when the server answers 429).",
+    HugeBody = "huge-body": "CLI-10: its Dynamic Client Registration request body is 30 MiB (a padded client_name).",
 }
 
 /// The set of active faults.

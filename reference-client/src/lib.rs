@@ -8,6 +8,7 @@
 //!   --> session.rs    negotiation (discover, -32022 retry, fallback to initialize), requests
 //!                     built with the driver's builders and read with the wire codec, server
 //!                     requests answered, HTTP sessions (GET stream, 404 -> new session, DELETE)
+//!   --> oauth.rs      on 401/403 from the endpoint: discovery, registration, PKCE, tokens
 //!   --> operations.rs the scenario's operation (tools_call, request-metadata, MRTR)
 //!   exit 0 when the operation completed, 1 with the reason on stderr otherwise
 //! ```
@@ -23,6 +24,7 @@
 
 pub mod faults;
 mod link;
+mod oauth;
 mod operations;
 mod session;
 
@@ -95,9 +97,14 @@ pub fn main() -> u8 {
 async fn run(peer: &str, faults: Faults) -> Result<(), String> {
     let stdio = std::env::var(env::TRANSPORT).is_ok_and(|t| t == "stdio");
     let link = link::Link::open(peer, stdio, mcpspec_core::transport::DEFAULT_MAX_MESSAGE)?;
-    let mut session = Session::new(link, faults);
+    let context = context();
+    let mut session = Session::new(link, faults.clone());
+    if !stdio {
+        let context = oauth::Context::from_json(context.as_ref());
+        session = session.with_authorizer(oauth::Authorizer::new(peer, faults, context));
+    }
     let preferred = std::env::var(env::PROTOCOL_VERSION).ok();
-    let operation = operation();
+    let operation = operation(context.as_ref());
     let outcome = async {
         session.connect(preferred.as_deref()).await?;
         match operation.as_str() {
@@ -111,12 +118,16 @@ async fn run(peer: &str, faults: Faults) -> Result<(), String> {
     outcome.map_err(|e| e.to_string())
 }
 
-/// The operation to perform: the context's `operation`, else the scenario's name.
-fn operation() -> String {
-    let from_context = std::env::var(env::CONTEXT)
+/// The scenario's context (`MCP_CONFORMANCE_CONTEXT`), when it is JSON.
+fn context() -> Option<serde_json::Value> {
+    std::env::var(env::CONTEXT)
         .ok()
         .and_then(|c| serde_json::from_str::<serde_json::Value>(&c).ok())
-        .and_then(|c| c.get("operation")?.as_str().map(str::to_owned));
+}
+
+/// The operation to perform: the context's `operation`, else the scenario's name.
+fn operation(context: Option<&serde_json::Value>) -> String {
+    let from_context = context.and_then(|c| c.get("operation")?.as_str().map(str::to_owned));
     from_context
         .or_else(|| std::env::var(env::SCENARIO).ok())
         .unwrap_or_default()

@@ -5,7 +5,10 @@
 //! Over HTTP every message is a POST whose headers the client sets itself (so its faults can
 //! break them); each response body (JSON, or the events of an SSE stream) is read in its own
 //! task into one queue, as is the legacy session's GET stream once it is opened. A response
-//! that carries no JSON-RPC message comes out as an [`Incoming::Failure`] naming the request.
+//! that carries no JSON-RPC message comes out as an [`Incoming::Failure`] naming the request;
+//! so does every 401, and a 403 with a `WWW-Authenticate` challenge, with the challenges (the
+//! session's authorization reads them). Once the session has an access token ([`Bearer`]),
+//! every request to the endpoint (POST, GET stream, DELETE) carries it.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,17 +28,22 @@ use mcpspec_harness::target::Target;
 const EXCHANGE_CAP: Duration = Duration::from_secs(60);
 /// Messages queued from HTTP responses before their readers wait.
 const QUEUED: usize = 256;
+/// How long the body of a refusal (401, 403) is read, and how much of it.
+const REFUSAL_WAIT: Duration = Duration::from_secs(5);
+const REFUSAL_BODY: usize = 64 * 1024;
 
 /// What the client reads.
 #[derive(Debug)]
 pub enum Incoming {
     Message(Box<Frame>),
-    /// An HTTP response without a JSON-RPC message: its status (0: no response at all), what
-    /// it said, and the id of the request it answered.
+    /// An HTTP response without a JSON-RPC message, or a refusal (401, 403 with a challenge):
+    /// its status (0: no response at all), what it said, the id of the request it answered,
+    /// and its `WWW-Authenticate` values.
     Failure {
         status: u16,
         text: String,
         id: Option<Value>,
+        challenges: Vec<String>,
     },
     Closed,
     TimedOut,
@@ -49,6 +57,15 @@ impl Headers {
     pub fn set(&mut self, name: &str, value: impl Into<String>) {
         self.0.push((name.to_owned(), value.into()));
     }
+}
+
+/// How the access token goes with every request to the endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Bearer {
+    /// `Authorization: Bearer <token>`.
+    Header(String),
+    /// `?access_token=<token>` on the endpoint's URL (the `token-in-query` fault).
+    Query(String),
 }
 
 /// A connection to the server.
@@ -139,6 +156,9 @@ impl Link {
 /// feeds.
 pub struct HttpLink {
     pub endpoint: Endpoint,
+    /// The endpoint's path as given (before an access token in its query).
+    path: String,
+    bearer: Option<Bearer>,
     /// `Mcp-Session-Id` from the last `initialize` response.
     pub session: Arc<Mutex<Option<String>>>,
     queue: mpsc::Receiver<Incoming>,
@@ -151,7 +171,9 @@ impl HttpLink {
     fn new(endpoint: Endpoint, max_message: usize) -> Self {
         let (sender, queue) = mpsc::channel(QUEUED);
         Self {
+            path: endpoint.path.clone(),
             endpoint,
+            bearer: None,
             session: Arc::default(),
             queue,
             sender,
@@ -171,6 +193,28 @@ impl HttpLink {
         }
     }
 
+    /// From now on every request carries `bearer`.
+    pub fn set_bearer(&mut self, bearer: Bearer) {
+        self.endpoint.path = match &bearer {
+            Bearer::Header(_) => self.path.clone(),
+            Bearer::Query(token) => {
+                let joiner = if self.path.contains('?') { '&' } else { '?' };
+                format!("{}{joiner}access_token={}", self.path, query_encoded(token))
+            }
+        };
+        self.bearer = Some(bearer);
+    }
+
+    /// `request` with the access token's header, when it goes in one.
+    fn authorized(&self, request: Request) -> Request {
+        match &self.bearer {
+            Some(Bearer::Header(token)) => {
+                request.header("Authorization", format!("Bearer {token}"))
+            }
+            _ => request,
+        }
+    }
+
     /// POSTs `message`. A request's exchange runs in the background (its reply joins the
     /// queue; the server's requests meanwhile still reach the client); a notification's or a
     /// reply's is awaited, so the messages that follow it arrive after it.
@@ -182,6 +226,9 @@ impl HttpLink {
         for (n, v) in headers.0 {
             request = request.header(&n, v);
         }
+        let request = self.authorized(request);
+        // The exchanges that ended are let go of, so a long run keeps no trace of each.
+        while self.readers.try_join_next().is_some() {}
         let id = message
             .get("method")
             .and_then(|_| message.get("id"))
@@ -209,6 +256,7 @@ impl HttpLink {
         for (n, v) in headers.0 {
             request = request.header(&n, v);
         }
+        let request = self.authorized(request);
         let deadline = Instant::now() + EXCHANGE_CAP;
         let Ok(response) = client::send(&self.endpoint, &request, deadline).await else {
             return;
@@ -228,6 +276,7 @@ impl HttpLink {
         for (n, v) in headers.0 {
             request = request.header(&n, v);
         }
+        let request = self.authorized(request);
         let deadline = Instant::now() + Duration::from_secs(5);
         client::send(&self.endpoint, &request, deadline)
             .await
@@ -257,6 +306,7 @@ impl Exchange {
                     status: 0,
                     text: e.to_string(),
                     id,
+                    challenges: Vec::new(),
                 };
                 let _ = self.sender.send(failure).await;
                 return;
@@ -268,6 +318,25 @@ impl Exchange {
             {
                 *s = Some(minted.to_owned());
             }
+        }
+        let challenges: Vec<String> = response
+            .headers
+            .iter()
+            .filter(|(n, _)| n == "www-authenticate")
+            .map(|(_, v)| v.clone())
+            .collect();
+        if response.status == 401 || (response.status == 403 && !challenges.is_empty()) {
+            let wait = deadline.min(Instant::now() + REFUSAL_WAIT);
+            let mut response = response;
+            let body = response.body(wait, REFUSAL_BODY).await.unwrap_or_default();
+            let failure = Incoming::Failure {
+                status: response.status,
+                text: mcpspec_core::text::shorten(String::from_utf8_lossy(&body).trim(), 200),
+                id,
+                challenges,
+            };
+            let _ = self.sender.send(failure).await;
+            return;
         }
         read_body(response, id, self.sender, self.max, deadline).await;
     }
@@ -312,9 +381,23 @@ async fn read_body(
             status,
             text: mcpspec_core::text::shorten(String::from_utf8_lossy(&body).trim(), 200),
             id,
+            challenges: Vec::new(),
         },
     };
     let _ = sender.send(incoming).await;
+}
+
+/// `token` percent-encoded for a query (everything but RFC 3986's unreserved characters).
+fn query_encoded(token: &str) -> String {
+    token
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(b).to_string()
+            }
+            b => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 /// Splits a command line into words: whitespace separates, single quotes keep what they hold

@@ -8,6 +8,11 @@
 //! status without a message, a DiscoverResult without a modern version): the `initialize`
 //! handshake at 2025-11-25. The handshake's own -32022 ends the session: the client has no
 //! other version to offer.
+//!
+//! Authorization (HTTP): a request the endpoint refuses (401, or 403 `insufficient_scope`) goes
+//! to the [`Authorizer`]; when it obtains a token, the link sends it from then on and the
+//! request is sent again, as it was (its id included: the server never took it); when it gives
+//! up, so does the request ([`Failure::Authorization`]), and the session with it.
 
 use std::time::Duration;
 
@@ -15,7 +20,8 @@ use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 use super::faults::{Fault, Faults};
-use super::link::{Headers, Incoming, Link};
+use super::link::{Bearer, Headers, Incoming, Link};
+use super::oauth::{Authorizer, Verdict};
 use mcpspec_core::protocol::{code, meta, method, version};
 use mcpspec_core::wire::{Frame, Message};
 use mcpspec_harness::driver::{Outgoing, notification, request};
@@ -43,11 +49,15 @@ pub enum Failure {
         message: String,
         data: Option<Value>,
     },
-    /// An HTTP response without a JSON-RPC message (status 0: none at all).
+    /// An HTTP response without a JSON-RPC message (status 0: none at all), with its
+    /// `WWW-Authenticate` values.
     Http {
         status: u16,
         text: String,
+        challenges: Vec<String>,
     },
+    /// The endpoint refused the request and authorization failed: why.
+    Authorization(String),
     Closed,
     TimedOut,
     /// The session is over for this client (a version it does not support).
@@ -58,7 +68,8 @@ impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Failure::Rpc { code, message, .. } => write!(f, "error {code}: {message}"),
-            Failure::Http { status, text } => write!(f, "HTTP {status}: {text}"),
+            Failure::Http { status, text, .. } => write!(f, "HTTP {status}: {text}"),
+            Failure::Authorization(why) => write!(f, "authorization failed: {why}"),
             Failure::Closed => f.write_str("the server closed the connection"),
             Failure::TimedOut => write!(f, "no reply within {} s", REPLY_WAIT.as_secs()),
             Failure::Refused(why) => f.write_str(why),
@@ -76,6 +87,8 @@ pub struct Session {
     requests_sent: usize,
     /// The ids this client used (for telling a stray reply from its own).
     used: Vec<Value>,
+    /// What answers the endpoint's refusals (HTTP only).
+    authorizer: Option<Authorizer>,
 }
 
 /// The capabilities the client declares in the legacy handshake: roots and sampling, not
@@ -98,7 +111,14 @@ impl Session {
             next_id: 1,
             requests_sent: 0,
             used: Vec::new(),
+            authorizer: None,
         }
+    }
+
+    /// The session answers the endpoint's refusals with `authorizer`.
+    pub fn with_authorizer(mut self, authorizer: Authorizer) -> Self {
+        self.authorizer = Some(authorizer);
+        self
     }
 
     fn has(&self, fault: Fault) -> bool {
@@ -160,6 +180,7 @@ impl Session {
                     return self.handshake(version::LATEST_LEGACY).await;
                 }
                 Err(Failure::Closed) => return Err(Failure::Closed),
+                Err(Failure::Authorization(why)) => return Err(Failure::Authorization(why)),
                 Err(other) => {
                     if self.has(Fault::NeverFallBack) {
                         return Err(Failure::Refused(format!(
@@ -316,7 +337,11 @@ impl Session {
         self.link
             .send(message, headers)
             .await
-            .map_err(|e| Failure::Http { status: 0, text: e })
+            .map_err(|e| Failure::Http {
+                status: 0,
+                text: e,
+                challenges: Vec::new(),
+            })
     }
 
     /// Sends request `method` and waits for its reply; over HTTP a 404 for the session starts a
@@ -355,10 +380,43 @@ impl Session {
         }
     }
 
-    /// Sends `message` (a request with `id`) and reads until its reply.
+    /// Sends `message` (a request with `id`) and reads until its reply; a refusal the
+    /// authorizer answers with a token sends it again.
     async fn exchange(&mut self, message: &Value, id: &Value) -> Result<Value, Failure> {
         self.used.push(id.clone());
         self.requests_sent += 1;
+        loop {
+            let outcome = self.exchange_once(message, id).await;
+            let (
+                Err(Failure::Http {
+                    status: status @ (401 | 403),
+                    challenges,
+                    ..
+                }),
+                Some(authorizer),
+            ) = (&outcome, self.authorizer.as_mut())
+            else {
+                return outcome;
+            };
+            match authorizer.refused(*status, challenges).await {
+                Verdict::Retry(token) => {
+                    let bearer = if self.faults.has(Fault::TokenInQuery) {
+                        Bearer::Query(token)
+                    } else {
+                        Bearer::Header(token)
+                    };
+                    if let Some(http) = self.link.http() {
+                        http.set_bearer(bearer);
+                    }
+                }
+                Verdict::NotMine => return outcome,
+                Verdict::GiveUp(why) => return Err(Failure::Authorization(why)),
+            }
+        }
+    }
+
+    /// Sends `message` once and reads until its reply.
+    async fn exchange_once(&mut self, message: &Value, id: &Value) -> Result<Value, Failure> {
         self.send_value(message).await?;
         let deadline = Instant::now() + REPLY_WAIT;
         loop {
@@ -372,7 +430,14 @@ impl Session {
                     status,
                     text,
                     id: Some(failed),
-                } if &failed == id => return Err(Failure::Http { status, text }),
+                    challenges,
+                } if &failed == id => {
+                    return Err(Failure::Http {
+                        status,
+                        text,
+                        challenges,
+                    });
+                }
                 Incoming::Failure { .. } => {}
                 Incoming::Closed => return Err(Failure::Closed),
                 Incoming::TimedOut => return Err(Failure::TimedOut),

@@ -109,7 +109,7 @@ fn the_check_reference_is_the_catalogue_and_quotes_every_requirement() {
         );
         n += 1;
     }
-    assert_eq!(n, 122, "112 server and 10 client requirements");
+    assert_eq!(n, 131, "112 server and 19 client requirements");
 }
 
 /// Each policy of the code is one section `## POL-n` of `docs/policies.md`, in order, opening

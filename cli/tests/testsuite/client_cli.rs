@@ -71,6 +71,72 @@ fn the_reference_client_passes_and_every_report_is_written() {
     );
 }
 
+/// The tokens, refresh tokens and client secrets the protected peer issues (the flow, a refresh
+/// and a token leaked into a URL on purpose) are in no file a client run writes, though the
+/// header or URL that carried them is.
+#[test]
+fn a_client_run_that_logs_in_writes_no_token() {
+    let dir = support::Scratch::new("client-cli-no-token");
+    let path = |name: &str| dir.join(name).display().to_string();
+    // Where each run's token travels: in the header, or (a fault) in the URL.
+    for (name, fault, carried) in [
+        ("right", None, "authorization: Bearer ‹redacted›"),
+        ("leaky", Some("token-in-query"), "access_token=‹redacted›"),
+    ] {
+        let mut cmd = mcpspec();
+        cmd.args([
+            "client",
+            "--select",
+            "auth/basic",
+            "--select",
+            "auth/refresh",
+        ])
+        .args(["--select", "auth/pre-registered"])
+        .args(["--json", &path(&format!("{name}.json"))])
+        .args(["--junit", &path(&format!("{name}.xml"))])
+        .args(["--markdown", &path(&format!("{name}.md"))])
+        .args(["--html", &path(&format!("{name}.html"))])
+        .args(["--transcripts", &path(name), "--", &reference_client()]);
+        if let Some(f) = fault {
+            cmd.args(["--fault", f]);
+        }
+        let out = cmd.assert();
+        let mut written = vec![stdout(&out)];
+        for entry in walk(&dir.join(name))
+            .into_iter()
+            .chain(["json", "xml", "md", "html"].map(|ext| dir.join(format!("{name}.{ext}"))))
+        {
+            written.push(std::fs::read_to_string(&entry).unwrap());
+        }
+        let all = written.concat();
+        for secret in ["mcpspec-access-", "mcpspec-refresh-", "mcpspec-secret-"] {
+            assert!(!all.contains(secret), "{name}: a `{secret}…` was written");
+        }
+        assert!(
+            !all.contains(mcpspec_client::scenario::protection::PRE_REGISTERED_SECRET),
+            "{name}: the pre-registered secret was written"
+        );
+        assert!(
+            all.contains(carried),
+            "{name}: `{carried}` is in the transcripts"
+        );
+    }
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
 #[test]
 fn a_fault_fails_the_run_and_baselines_judge_it() {
     let dir = support::Scratch::new("client-cli-baseline");

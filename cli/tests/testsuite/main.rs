@@ -19,6 +19,7 @@ mod client_cli;
 mod client_fuzz;
 mod client_generic;
 mod client_mutation;
+mod client_oauth_sdks;
 mod client_python_sdk;
 mod client_typescript_sdk;
 mod deadlock;

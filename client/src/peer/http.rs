@@ -121,6 +121,18 @@ impl Hook {
     }
 }
 
+/// The record of a request's head, before it is answered.
+pub fn head_of(exchange: Exchange, req: &HookRequest<'_>) -> HttpHead {
+    HttpHead {
+        exchange,
+        method: req.method.to_owned(),
+        target: req.target.to_owned(),
+        headers: req.headers.to_vec(),
+        status: None,
+        minted_session: None,
+    }
+}
+
 fn rpc_error(status: u16, id: Value, error: mcp_reference_server::RpcError) -> HookResponse {
     let body = json!({"jsonrpc": "2.0", "id": id, "error": error.to_json()});
     HookResponse::new(status, "application/json", body.to_string())
@@ -128,14 +140,7 @@ fn rpc_error(status: u16, id: Value, error: mcp_reference_server::RpcError) -> H
 
 impl HttpHook for Hook {
     fn request(&self, exchange: Exchange, req: &HookRequest<'_>) -> Option<HookResponse> {
-        let head = HttpHead {
-            exchange,
-            method: req.method.to_owned(),
-            target: req.target.to_owned(),
-            headers: req.headers.to_vec(),
-            status: None,
-            minted_session: None,
-        };
+        let head = head_of(exchange, req);
         self.log.http_request(head.clone());
         if let Some(gone) = self.expired(req) {
             if req.method == "POST" {

@@ -64,6 +64,28 @@ pub fn typescript_client() -> Vec<String> {
     ]
 }
 
+/// The Python SDK OAuth fixture client (`fixtures/clients/python/oauth_client.py`).
+pub fn python_oauth_client() -> Vec<String> {
+    vec![
+        crate::support::venv_python().display().to_string(),
+        repo_root()
+            .join("fixtures/clients/python/oauth_client.py")
+            .display()
+            .to_string(),
+    ]
+}
+
+/// The TypeScript SDK OAuth fixture client (`node oauth_client.mjs`); like
+/// [`typescript_client`], panics (not skips) when its node_modules are missing.
+pub fn typescript_oauth_client() -> Vec<String> {
+    let mut command = typescript_client();
+    command[1] = typescript_client_dir()
+        .join("oauth_client.mjs")
+        .display()
+        .to_string();
+    command
+}
+
 /// Options for a run of `command` over `transport`: the stdio peer is this build's `mcpspec`.
 pub fn options(command: Vec<String>, transport: Transport) -> ClientOptions {
     let mut options = ClientOptions::new(command, transport);
