@@ -142,6 +142,7 @@ pub async fn run(
         instances: None,
         client: Some(ClientRun { scenarios }),
         revision: None,
+        not_served: None,
     };
     // A client that could not be started in any scenario fails the run as a server that never
     // started does: exit 3, with the reason.

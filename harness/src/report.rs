@@ -354,6 +354,10 @@ pub struct RunReport {
     /// The one revision the run judged (`--revision`), when one was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision: Option<String>,
+    /// Why the server does not serve that revision, when the probe found it does not (the
+    /// checks that speak it were skipped with this reason; only revision-independent ones ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_served: Option<String>,
 }
 
 /// The scenarios of an `mcpspec client` run.
@@ -445,6 +449,7 @@ impl RunReport {
             instances: None,
             client: None,
             revision: None,
+            not_served: None,
         };
         report.summarize();
         report

@@ -215,6 +215,7 @@ async fn run_counted(
         );
         report.target_failure = Some(reason);
         report.revision = options.checks.revision.map(str::to_owned);
+        report.not_served = not_served(&options.checks, &facts);
         return Ok(report);
     }
     let facts = Arc::new(facts);
@@ -378,6 +379,7 @@ async fn run_counted(
         started.elapsed(),
     );
     report.revision = options.checks.revision.map(str::to_owned);
+    report.not_served = not_served(&options.checks, &facts);
     let counts = processes.counts();
     let mut by_reason = counts.by_reason;
     // Started ahead of need and never taken: the cost of starting early, shown.
@@ -594,13 +596,21 @@ fn outside_revision(
         _ => {}
     }
     let facts = facts?;
-    // Which era the check speaks at this revision: its own, or the run's for an any-era one.
-    let speaks = match check.era {
-        Era::Any if check.needs.contains(&Need::AnyEra) => run_era,
-        Era::Any => return None,
-        era => era,
-    };
-    match speaks {
+    // An any-era check speaks the run's era only when it needs an era at all; the others do
+    // not depend on the revision. Past the returns above, a check speaks the run's era.
+    if check.era == Era::Any && !check.needs.contains(&Need::AnyEra) {
+        return None;
+    }
+    not_served(options, facts)
+}
+
+/// Why the server does not serve the run's `--revision`, if the probe found it does not: what
+/// every check that speaks that revision is skipped with, and what the report says
+/// ([`RunReport::not_served`]).
+fn not_served(options: &CheckOptions, facts: &Facts) -> Option<String> {
+    use crate::outcome::Era;
+    let revision = options.revision?;
+    match options.revision_era()? {
         Era::Modern if !facts.modern() => Some(format!(
             "the server does not serve {revision} (server/discover got {})",
             facts.discover_seen

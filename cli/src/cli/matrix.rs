@@ -152,8 +152,7 @@ fn one_line(record: &TargetRecord) -> String {
     match &record.error {
         Some(e) => format!("{}: not run: {e}", record.name),
         None => {
-            let m = record::build(&record.matrix_revisions, std::slice::from_ref(record));
-            let tier = m.targets.first().and_then(|c| c.tier);
+            let tier = record::column(record).tier;
             format!(
                 "{}: Tier {}",
                 record.name,

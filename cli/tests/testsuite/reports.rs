@@ -109,6 +109,7 @@ fn fixed_report() -> RunReport {
         instances: None,
         client: None,
         revision: None,
+        not_served: None,
         summary: Summary {
             stale: vec!["modern/discover/result-shape".into()],
             ..Summary::default()

@@ -110,6 +110,11 @@ async fn a_modern_only_server_at_a_handshake_revision_is_skipped_with_the_reason
             r.outcome.message
         );
     }
+    // The report says it, in the reason the checks were skipped with.
+    assert_eq!(
+        report.not_served.as_deref(),
+        Some(result(&report, LEGACY_CHECK).outcome.message.as_str())
+    );
 }
 
 /// A foreign server that serves one handshake revision (`legacy_only.py`: 2025-06-18, as a
@@ -126,7 +131,12 @@ async fn a_server_answering_another_revision_does_not_serve_the_one_asked() {
         "the server does not serve 2025-11-25: initialize asking for it was answered with \
          protocolVersion 2025-06-18"
     );
+    assert_eq!(
+        report.not_served.as_deref(),
+        Some(legacy.outcome.message.as_str())
+    );
     let report = support::run(target(), &checks(), at("2025-06-18")).await;
+    assert_eq!(report.not_served, None, "2025-06-18 is served");
     let legacy = result(&report, LEGACY_CHECK);
     assert_eq!(legacy.outcome.kind, Kind::Pass, "{:?}", legacy.outcome);
     assert_eq!(initialize_versions(&report, LEGACY_CHECK), ["2025-06-18"]);

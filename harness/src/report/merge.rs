@@ -279,6 +279,7 @@ mod tests {
             negotiation_matrix: None,
             instances: None,
             revision: None,
+            not_served: None,
         };
         r.summarize();
         r

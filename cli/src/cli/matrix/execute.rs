@@ -296,6 +296,7 @@ fn client_at(run: &RevisionRun, rev: &str) -> RevisionRun {
     RevisionRun {
         report: run.report.clone(),
         transcripts: run.transcripts.clone(),
+        not_served: run.not_served.clone(),
         verdicts: run
             .verdicts
             .iter()

@@ -46,6 +46,10 @@ pub struct RevisionRun {
     /// Its transcripts' folder, relative to the matrix's folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcripts: Option<String>,
+    /// Why the target does not serve the revision, when its run found it does not
+    /// (`RunReport::not_served`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_served: Option<String>,
     pub verdicts: Vec<Verdict>,
 }
 
@@ -59,6 +63,7 @@ impl RevisionRun {
         RevisionRun {
             report: html,
             transcripts,
+            not_served: report.not_served.clone(),
             verdicts: report
                 .results
                 .iter()
@@ -81,6 +86,7 @@ impl RevisionRun {
         RevisionRun {
             report: None,
             transcripts: None,
+            not_served: None,
             verdicts: checks
                 .iter()
                 .map(|(id, requirements, level)| Verdict {
@@ -109,12 +115,13 @@ pub fn build(revisions: &[String], records: &[TargetRecord]) -> Matrix {
     }
 }
 
-fn column(record: &TargetRecord) -> Column {
+/// The target's column: its scores by revision and its tier.
+pub fn column(record: &TargetRecord) -> Column {
     let mut revisions = BTreeMap::new();
     let mut checks: BTreeMap<String, BTreeMap<String, Kind>> = BTreeMap::new();
     let mut notes = BTreeMap::new();
     for (rev, run) in &record.runs {
-        let note = score::RevisionNote::of(&run.verdicts);
+        let note = score::RevisionNote::of(run);
         let mut s = score::score(record.role, rev, &run.verdicts);
         s.report = run.report.clone();
         s.transcripts = run.transcripts.clone();

@@ -114,29 +114,23 @@ pub fn score(role: Role, revision: &str, verdicts: &[Verdict]) -> RevisionScore 
 /// What the runs said of a revision beyond the verdicts' kinds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RevisionNote {
-    /// The runner's reason when the target does not serve the revision (a check that would
-    /// speak it was skipped "the server does not serve …"): only checks that do not depend on
-    /// the revision ran there, so it is not verified, whatever they found.
+    /// The run's reason when the target does not serve the revision (its report's
+    /// `not_served`): only checks that do not depend on the revision ran there, so it is not
+    /// verified, whatever they found.
     pub not_served: Option<String>,
     /// Why its checks were skipped, when nothing was verified there.
     pub skipped: Option<String>,
 }
 
 impl RevisionNote {
-    /// The note of a revision's verdicts.
-    pub fn of(verdicts: &[Verdict]) -> Self {
+    /// The note of a revision's run.
+    pub fn of(run: &super::record::RevisionRun) -> Self {
         RevisionNote {
-            not_served: verdicts
-                .iter()
-                .find(|v| v.kind == Kind::Skipped && v.message.starts_with(NOT_SERVED))
-                .map(|v| v.message.clone()),
-            skipped: skip_reason(verdicts),
+            not_served: run.not_served.clone(),
+            skipped: skip_reason(&run.verdicts),
         }
     }
 }
-
-/// How the runner's skip reason begins when the server does not serve the run's `--revision`.
-const NOT_SERVED: &str = "the server does not serve";
 
 /// The tier a target of `role` earns from its scores (by revision) and what kept it from the
 /// next one, a sentence per revision that did. `notes` say, per revision, whether it was
@@ -347,16 +341,28 @@ mod tests {
     }
 
     #[test]
-    fn a_note_says_when_the_runner_found_the_revision_not_served() {
+    fn a_note_says_what_the_run_found_of_the_revision() {
         let mut a = v("a", &[], Kind::Skipped);
         a.message = "needs --allow-tool".into();
-        let mut b = a.clone();
-        b.message = "the server does not serve 2025-06-18: it serves no legacy revision".into();
-        let note = RevisionNote::of(&[a.clone(), a.clone(), b.clone()]);
-        assert_eq!(note.not_served.as_deref(), Some(b.message.as_str()));
+        let run =
+            |verdicts: Vec<Verdict>, not_served: Option<&str>| super::super::record::RevisionRun {
+                report: None,
+                transcripts: None,
+                not_served: not_served.map(str::to_owned),
+                verdicts,
+            };
+        let why = "the server does not serve 2025-06-18: it serves no legacy revision";
+        let note = RevisionNote::of(&run(vec![a.clone(), a.clone()], Some(why)));
+        assert_eq!(note.not_served.as_deref(), Some(why));
         assert_eq!(note.skipped.as_deref(), Some("needs --allow-tool"));
-        assert_eq!(RevisionNote::of(&[a.clone()]).not_served, None);
-        assert_eq!(RevisionNote::of(&[]), RevisionNote::default());
+        // A skip that reads like it is not the run's finding.
+        let mut b = a.clone();
+        b.message = why.into();
+        assert_eq!(RevisionNote::of(&run(vec![b], None)).not_served, None);
+        assert_eq!(
+            RevisionNote::of(&run(vec![], None)),
+            RevisionNote::default()
+        );
     }
 
     #[test]
