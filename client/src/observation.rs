@@ -389,9 +389,22 @@ impl Log {
         }
     }
 
-    /// The facts of the protected peer (set once it is up, and again with what it issued).
+    /// The facts of the protected peer, set once it is up.
     pub fn auth_facts(&self, facts: AuthFacts) {
         self.lock().authorization.facts = Some(facts);
+    }
+
+    /// The protected peer issued `what` (added to its facts).
+    pub fn auth_issued(&self, what: authorization::Issued) {
+        let mut r = self.lock();
+        let Some(facts) = r.authorization.facts.as_mut() else {
+            return;
+        };
+        match what {
+            authorization::Issued::AccessToken(t) => facts.access_tokens.push(t),
+            authorization::Issued::RefreshToken(t) => facts.refresh_tokens.push(t),
+            authorization::Issued::ClientId(id) => facts.registered.push(id),
+        }
     }
 
     /// Records the status and headers the peer answered exchange `exchange` with.

@@ -83,11 +83,6 @@ impl<'a> Flow<'a> {
             .collect()
     }
 
-    /// The requests to the MCP endpoint.
-    fn mcp_requests(&self) -> impl Iterator<Item = &'a AuthRequest> + use<'a> {
-        self.trail.to(Origin::Mcp).filter(|r| r.path() == "/mcp")
-    }
-
     /// Whether `token` is an access token the peer issued.
     fn is_access_token(&self, token: &str) -> bool {
         self.facts.access_tokens.iter().any(|t| t == token)
@@ -150,7 +145,6 @@ mod tests {
             issuer: format!("{AS}{issuer_path}"),
             authorize_path: format!("{issuer_path}/authorize"),
             token_path: format!("{issuer_path}/token"),
-            register_path: format!("{issuer_path}/register"),
             ..AuthFacts::default()
         }
     }

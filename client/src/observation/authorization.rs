@@ -73,7 +73,7 @@ impl AuthRequest {
 
     /// The value of query parameter `name`.
     pub fn query_param(&self, name: &str) -> Option<String> {
-        first(&self.query(), name)
+        param(&self.query(), name)
     }
 
     /// The form body's parameters, decoded.
@@ -83,7 +83,7 @@ impl AuthRequest {
 
     /// The value of form parameter `name`.
     pub fn form_param(&self, name: &str) -> Option<String> {
-        first(&self.form(), name)
+        param(&self.form(), name)
     }
 
     /// The first value of header `name` (lower case).
@@ -96,16 +96,12 @@ impl AuthRequest {
 
     /// The bearer token of its `Authorization` header.
     pub fn bearer(&self) -> Option<&str> {
-        let value = self.header("authorization")?;
-        let (scheme, token) = value.split_once(' ')?;
-        scheme
-            .eq_ignore_ascii_case("bearer")
-            .then_some(token.trim())
+        bearer_token(self.header("authorization")?)
     }
 
-    /// Whether it asked for a well-known URL.
+    /// Whether it asked for a well-known URL (at the root, or after an issuer's path).
     pub fn is_well_known(&self) -> bool {
-        self.path().starts_with("/.well-known/") || self.path().contains("/.well-known/")
+        self.path().contains("/.well-known/")
     }
 
     /// `GET /authorize (the authorization server)`-style words for a verdict.
@@ -144,7 +140,6 @@ pub struct AuthFacts {
     /// The AS's endpoints' paths.
     pub authorize_path: String,
     pub token_path: String,
-    pub register_path: String,
     /// Every access token and refresh token issued (held in memory only; registered for
     /// redaction when made, so never written).
     pub access_tokens: Vec<String>,
@@ -153,6 +148,15 @@ pub struct AuthFacts {
     pub registered: Vec<String>,
     /// Whether the AS lists `offline_access`.
     pub offline_access_listed: bool,
+}
+
+/// What the protected peer issues during a scenario.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Issued {
+    AccessToken(String),
+    RefreshToken(String),
+    /// A client_id registered by DCR.
+    ClientId(String),
 }
 
 /// Requests counted by kind, kept or not.
@@ -185,12 +189,6 @@ impl AuthTrail {
         self.requests.iter().filter(move |r| r.origin == origin)
     }
 
-    /// The authorization server's requests at `path`.
-    pub fn at<'a>(&'a self, path: &'a str) -> impl Iterator<Item = &'a AuthRequest> {
-        self.to(Origin::AuthServer)
-            .filter(move |r| r.path() == path)
-    }
-
     /// Whether the client did anything of authorization at all: fetched a well-known URL or
     /// went to the authorization server.
     pub fn attempted(&self) -> bool {
@@ -211,11 +209,20 @@ pub fn form_pairs(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn first(pairs: &[(String, String)], name: &str) -> Option<String> {
+/// The first value of parameter `name` among `pairs`.
+pub fn param(pairs: &[(String, String)], name: &str) -> Option<String> {
     pairs
         .iter()
         .find(|(k, _)| k == name)
         .map(|(_, v)| v.clone())
+}
+
+/// The token of an `Authorization: Bearer …` value (the scheme's case is free, RFC 7235).
+pub fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then_some(token.trim())
 }
 
 /// Percent-decoding of a form value (`+` is a space; a bad escape is kept as it is).

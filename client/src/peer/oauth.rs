@@ -34,7 +34,8 @@ use sha2::Digest as _;
 use crate::judge;
 use crate::observation::Log;
 use crate::observation::authorization::{
-    AuthFacts, AuthRequest, MAX_BODY_KEPT, Origin, form_pairs,
+    AuthFacts, AuthRequest, Issued as Made, MAX_BODY_KEPT, Origin, bearer_token, form_pairs, param,
+    percent_decode,
 };
 use crate::scenario::protection::{
     ANOTHER, FOREIGN_STATE, HUGE_METADATA, Hostile, MAX_BODY, MAX_REGISTRATIONS, OFFLINE_ACCESS,
@@ -83,7 +84,6 @@ struct Issued {
     refresh: HashMap<String, Vec<String>>,
     /// The first access token issued (the one the refresh scenario lets die).
     first: Option<String>,
-    facts: AuthFacts,
 }
 
 /// An authorization code and what it was issued for.
@@ -103,29 +103,24 @@ impl AuthState {
             log,
             issued: Mutex::default(),
         };
-        {
-            let mut issued = state.lock();
-            if protection.registration == Registration::PreRegistered {
-                issued.clients.insert(
-                    PRE_REGISTERED_ID.to_owned(),
-                    Some(PRE_REGISTERED_SECRET.to_owned()),
-                );
-                mcpspec_core::redact::register(PRE_REGISTERED_SECRET);
-            }
-            issued.facts = AuthFacts {
-                resource: state.resource(),
-                mcp_origin: state.urls.mcp_origin.clone(),
-                metadata_url: state.metadata_url(),
-                auth_origin: state.urls.auth_origin.clone(),
-                issuer: state.issuer(),
-                authorize_path: format!("{}/authorize", protection.issuer_path),
-                token_path: format!("{}/token", protection.issuer_path),
-                register_path: format!("{}/register", protection.issuer_path),
-                offline_access_listed: protection.refresh,
-                ..AuthFacts::default()
-            };
-            state.log.auth_facts(issued.facts.clone());
+        if protection.registration == Registration::PreRegistered {
+            state.lock().clients.insert(
+                PRE_REGISTERED_ID.to_owned(),
+                Some(PRE_REGISTERED_SECRET.to_owned()),
+            );
+            mcpspec_core::redact::register(PRE_REGISTERED_SECRET);
         }
+        state.log.auth_facts(AuthFacts {
+            resource: state.resource(),
+            mcp_origin: state.urls.mcp_origin.clone(),
+            metadata_url: state.metadata_url(),
+            auth_origin: state.urls.auth_origin.clone(),
+            issuer: state.issuer(),
+            authorize_path: format!("{}/authorize", protection.issuer_path),
+            token_path: format!("{}/token", protection.issuer_path),
+            offline_access_listed: protection.refresh,
+            ..AuthFacts::default()
+        });
         Arc::new(state)
     }
 
@@ -185,7 +180,7 @@ impl AuthState {
 
     /// Whether an MCP request may be served (`None`) or its refusal.
     fn admit(&self, req: &HookRequest<'_>) -> Option<HookResponse> {
-        let token = bearer(req.header("authorization"));
+        let token = req.header("authorization").and_then(bearer_token);
         let Some(token) = token else {
             return Some(self.refuse(401, None, None));
         };
@@ -345,12 +340,7 @@ impl AuthState {
             .split_once('?')
             .map(|(_, q)| form_pairs(q))
             .unwrap_or_default();
-        let get = |name: &str| {
-            query
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-        };
+        let get = |name: &str| param(&query, name);
         let (Some(client_id), Some(redirect_uri)) = (get("client_id"), get("redirect_uri")) else {
             return bad_request("invalid_request", "client_id and redirect_uri are required");
         };
@@ -409,7 +399,7 @@ impl AuthState {
 
     fn token(&self, req: &HookRequest<'_>) -> HookResponse {
         let form = form_pairs(&String::from_utf8_lossy(req.body));
-        let get = |name: &str| form.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+        let get = |name: &str| param(&form, name);
         let mut issued = self.lock();
         let scope = match get("grant_type").as_deref() {
             Some("authorization_code") => {
@@ -445,7 +435,7 @@ impl AuthState {
         mcpspec_core::redact::register(&access);
         issued.access.insert(access.clone(), scope.clone());
         issued.first.get_or_insert_with(|| access.clone());
-        issued.facts.access_tokens.push(access.clone());
+        self.log.auth_issued(Made::AccessToken(access.clone()));
         let mut answer = json!({
             "access_token": access,
             "token_type": "Bearer",
@@ -456,10 +446,9 @@ impl AuthState {
             let refresh = secret("mcpspec-refresh");
             mcpspec_core::redact::register(&refresh);
             issued.refresh.insert(refresh.clone(), scope);
-            issued.facts.refresh_tokens.push(refresh.clone());
+            self.log.auth_issued(Made::RefreshToken(refresh.clone()));
             answer["refresh_token"] = refresh.into();
         }
-        self.log.auth_facts(issued.facts.clone());
         json_response(200, &answer)
     }
 
@@ -485,8 +474,7 @@ impl AuthState {
         metadata.insert("client_id".into(), id.clone().into());
         metadata.insert("client_id_issued_at".into(), 0.into());
         issued.clients.insert(id.clone(), secret);
-        issued.facts.registered.push(id);
-        self.log.auth_facts(issued.facts.clone());
+        self.log.auth_issued(Made::ClientId(id));
         json_response(201, &Value::Object(metadata))
     }
 }
@@ -501,24 +489,8 @@ fn client_of(req: &HookRequest<'_>, form: &[(String, String)]) -> Option<String>
         })
         .and_then(|b| STANDARD.decode(b.trim()).ok())
         .and_then(|b| String::from_utf8(b).ok())
-        .and_then(|pair| pair.split_once(':').map(|(id, _)| percent_decoded(id)));
-    basic.or_else(|| {
-        form.iter()
-            .find(|(k, _)| k == "client_id")
-            .map(|(_, v)| v.clone())
-    })
-}
-
-fn percent_decoded(s: &str) -> String {
-    crate::observation::authorization::percent_decode(s)
-}
-
-/// The token of an `Authorization: Bearer …` header.
-fn bearer(value: Option<&str>) -> Option<&str> {
-    let (scheme, token) = value?.split_once(' ')?;
-    scheme
-        .eq_ignore_ascii_case("bearer")
-        .then_some(token.trim())
+        .and_then(|pair| pair.split_once(':').map(|(id, _)| percent_decode(id)));
+    basic.or_else(|| param(form, "client_id"))
 }
 
 /// A fresh secret: `prefix-` and 32 hex digits from the OS's randomness.
@@ -666,28 +638,16 @@ impl HttpHook for ProtectedHook {
 pub struct AuthServerHook {
     state: Arc<AuthState>,
     log: Log,
-    /// Exchanges it answered (a 413 for a body over the limit never reaches `request`).
-    seen: Mutex<HashSet<Exchange>>,
 }
 
 impl AuthServerHook {
     pub fn new(state: Arc<AuthState>, log: Log) -> Arc<Self> {
-        Arc::new(Self {
-            state,
-            log,
-            seen: Mutex::default(),
-        })
+        Arc::new(Self { state, log })
     }
 }
 
 impl HttpHook for AuthServerHook {
-    fn request(&self, exchange: Exchange, req: &HookRequest<'_>) -> Option<HookResponse> {
-        if let Ok(mut seen) = self.seen.lock() {
-            // Only the 413s matter; a flood of requests keeps this small.
-            if seen.len() < 4096 {
-                seen.insert(exchange);
-            }
-        }
+    fn request(&self, _exchange: Exchange, req: &HookRequest<'_>) -> Option<HookResponse> {
         let answer = self.state.serve_auth(req);
         let mut record = recorded(req, Origin::AuthServer, None, None);
         record.status = Some(answer.status);
@@ -696,9 +656,10 @@ impl HttpHook for AuthServerHook {
         Some(answer)
     }
 
-    fn response_head(&self, exchange: Exchange, status: u16, _headers: &[(String, String)]) {
-        let seen = self.seen.lock().is_ok_and(|s| s.contains(&exchange));
-        if status == 413 && !seen {
+    /// The authorization server never answers 413 itself: a 413 is the body limit's, sent
+    /// before [`HttpHook::request`] sees the request, so it is recorded here.
+    fn response_head(&self, _exchange: Exchange, status: u16, _headers: &[(String, String)]) {
+        if status == 413 {
             self.log.auth_request(AuthRequest {
                 entry: None,
                 origin: Origin::AuthServer,

@@ -7,7 +7,7 @@ use sha2::Digest as _;
 use super::super::prelude::*;
 use super::{Flow, fail_on, flow, location_params};
 use crate::observation::authorization::{AuthRequest, Origin};
-use crate::scenario::protection::{CLIENT_METADATA_URL, PRE_REGISTERED_ID};
+use crate::scenario::protection::{CLIENT_METADATA_URL, PRE_REGISTERED_ID, Redirect};
 
 pub fn group() -> Vec<ClientCheck> {
     vec![
@@ -416,10 +416,11 @@ fn never_redeemed(obs: &Observation) -> Outcome {
         Ok(x) => x,
         Err(skip) => return skip,
     };
-    let spoiled = match obs.scenario.name {
-        "auth/wrong-state" => "another `state` than the request's",
-        "auth/wrong-iss" => "another issuer as `iss`",
-        _ => "no `iss` although the AS metadata says it sends one",
+    let spoiled = match obs.scenario.protection().map(|p| p.redirect) {
+        Some(Redirect::WrongState) => "another `state` than the request's",
+        Some(Redirect::WrongIss) => "another issuer as `iss`",
+        Some(Redirect::NoIss) => "no `iss` although the AS metadata says it sends one",
+        _ => return Outcome::skipped("the scenario's authorization responses are not spoiled"),
     };
     let redeemed = f.grants("authorization_code").into_iter().find(|t| {
         let code = t.form_param("code").unwrap_or_default();

@@ -256,13 +256,10 @@ fn token_in_header(obs: &Observation) -> Outcome {
         }
     }
     let mut n = 0;
-    for r in f.mcp_requests().filter(|r| {
-        f.trail
-            .requests
-            .iter()
-            .position(|q| std::ptr::eq(q, *r))
-            .is_some_and(|i| i > first)
-    }) {
+    let after_token = f.trail.requests[first + 1..]
+        .iter()
+        .filter(|r| r.origin == Origin::Mcp && r.path() == "/mcp");
+    for r in after_token {
         n += 1;
         match r.bearer() {
             Some(t) if f.is_access_token(t) => {}
